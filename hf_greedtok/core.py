@@ -1,0 +1,198 @@
+"""The tokenizer pipeline: normalizer -> pre-tokenizer -> model (cover | optimal) -> decoder.
+
+Example:
+    >>> from hf_greedtok import Tokenizer
+    >>> tok = Tokenizer.load("devil-tokenizer")             # doctest: +SKIP
+    >>> ids = tok.encode("The cynic is a blackguard.")       # doctest: +SKIP
+    >>> tok.decode(ids)                                      # doctest: +SKIP
+    'The cynic is a blackguard.'
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+import numpy as np
+import regex
+
+from .models import MODES, GreedTokModel, Mode
+from .normalizers import UnicodeNormalizer
+from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+
+
+class Tokenizer:
+    """A GreedTok tokenizer: the same pre-tokenization at training and encoding time.
+
+    Args:
+        model: the ranked vocabulary and its encoders.
+        pre_tokenizer: :class:`ByteLevel` or :class:`Metaspace`; its unit kind must match
+            the model's.
+        normalizer: optional Unicode normalization (then ``decode(encode(x))`` is the
+            normalized ``x``).
+        mode: default encoder, "cover" (GreedTok Algorithm 4, what the trainer optimised)
+            or "optimal" (fewest tokens for the same vocabulary).
+        training_info: what the trainer recorded (objective, k, options), saved with the file.
+
+    Raises:
+        ValueError: unknown mode, or pre-tokenizer and model disagree on the singletons.
+    """
+
+    def __init__(self, model: GreedTokModel, pre_tokenizer: PreTokenizer, *,
+                 normalizer: Optional[UnicodeNormalizer] = None, mode: Mode = "cover",
+                 training_info: Optional[dict] = None) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        if pre_tokenizer.unit_kind != model.unit_kind:
+            raise ValueError(f"pre-tokenizer has {pre_tokenizer.unit_kind} singletons but the "
+                             f"model has {model.unit_kind}")
+        self.model = model
+        self.pre_tokenizer = pre_tokenizer
+        self.normalizer = normalizer
+        self.mode: Mode = mode
+        self.training_info = dict(training_info or {})
+        specials = sorted(model.special_tokens, key=len, reverse=True)
+        self._special_split = (regex.compile("(" + "|".join(regex.escape(s) for s in specials) + ")")
+                               if specials else None)
+
+    # ------------------------------------------------------------------ encoding
+
+    def pre_tokenize(self, text: str) -> list[str]:
+        """Normalize and split ``text`` into words (no special-token handling)."""
+        if self.normalizer is not None:
+            text = self.normalizer(text)
+        return self.pre_tokenizer.pre_tokenize(text)
+
+    def _segments(self, text: str, allow_special: bool) -> list[Union[str, int]]:
+        """Words of text, with special tokens (when allowed) replaced by their ids."""
+        if not allow_special or self._special_split is None:
+            return list(self.pre_tokenize(text))
+        ids = self.model.special_token_ids
+        out: list[Union[str, int]] = []
+        for k, part in enumerate(self._special_split.split(text)):
+            if k % 2:
+                out.append(ids[part])
+            elif part:
+                out.extend(self.pre_tokenize(part))
+        return out
+
+    def encode(self, text: str, *, mode: Optional[Mode] = None, allow_special: bool = True) -> list[int]:
+        """Token ids of ``text``.
+
+        Args:
+            text: any string; lone surrogates are encoded as U+FFFD.
+            mode: "cover" or "optimal"; defaults to ``self.mode``.
+            allow_special: if true (HF's default), special token strings in the text become
+                their ids; if false they are encoded as ordinary text.
+
+        Raises:
+            ValueError: unknown mode.
+        """
+        return self.encode_batch([text], mode=mode, allow_special=allow_special)[0].tolist()
+
+    def encode_batch(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
+                     allow_special: bool = True, num_threads: int = 1) -> list[np.ndarray]:
+        """Token ids of each text as int32 arrays; the model step runs on ``num_threads`` threads."""
+        mode = mode or self.mode
+        segments: list[Union[str, int]] = []
+        bounds = [0]
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"text {len(bounds) - 1} is {type(text).__name__}, expected str")
+            segments.extend(self._segments(text, allow_special))
+            bounds.append(len(segments))
+        words = ["" if isinstance(s, int) else s for s in segments]
+        ids, offsets = self.model.encode_words(words, mode, num_threads)
+        if len(words) != sum(isinstance(s, (str, bytes)) for s in segments):
+            ids, offsets = _splice_specials(ids, offsets, segments)
+        return [ids[offsets[a]:offsets[b]] for a, b in zip(bounds, bounds[1:])]
+
+    def encode_words(self, words: Sequence[str], *, mode: Optional[Mode] = None,
+                     num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Encode already pre-tokenized words: (ids int32[T], offsets int64[len(words) + 1])."""
+        return self.model.encode_words(words, mode or self.mode, num_threads)
+
+    def tokenize(self, text: str, *, mode: Optional[Mode] = None) -> list[str]:
+        """Token strings of ``text`` (byte level shows bytes as in HF: "Ġthe")."""
+        return [self.model.id_to_token(i) for i in self.encode(text, mode=mode)]
+
+    # ------------------------------------------------------------------ decoding
+
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> str:
+        """Text of ``ids``; inverts :meth:`encode` exactly (invalid UTF-8 from a partial
+        sequence is shown as U+FFFD).
+
+        Raises:
+            ValueError: an id outside the vocabulary.
+        """
+        text = self.model.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
+        if isinstance(self.pre_tokenizer, Metaspace):
+            text = text.replace(self.pre_tokenizer.replacement, " ")
+            text = text[1:] if text.startswith(" ") else text
+        return text
+
+    # ------------------------------------------------------------------ vocabulary
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model.vocab_size
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.model.get_vocab()
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self.model.token_to_id(token)
+
+    def id_to_token(self, i: int) -> Optional[str]:
+        return self.model.id_to_token(i)
+
+    # ------------------------------------------------------------------ files
+
+    def save(self, directory: Union[str, os.PathLike]) -> Path:
+        """Write ``greedtok.json`` into ``directory`` (created if missing) atomically."""
+        from .file_format import save_tokenizer
+        return save_tokenizer(self, Path(directory))
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "Tokenizer":
+        """Load a directory (or its ``greedtok.json``) written by :meth:`save`.
+
+        Raises:
+            GreedTokFileError: missing, corrupted or foreign file; the message names the file.
+        """
+        from .file_format import load_tokenizer
+        return load_tokenizer(Path(path))
+
+    @classmethod
+    def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: str = "gpt4") -> "Tokenizer":
+        """Encoder over a tiktoken ``.tiktoken`` file, rank = priority, ids = tiktoken's ranks."""
+        from .foreign import tokenizer_from_tiktoken
+        return tokenizer_from_tiktoken(Path(path), pattern)
+
+    @classmethod
+    def from_hf_bpe(cls, path: Union[str, os.PathLike]) -> "Tokenizer":
+        """Encoder over an HF BPE ``tokenizer.json``: merge order = priority, ids unchanged."""
+        from .foreign import tokenizer_from_hf_bpe
+        return tokenizer_from_hf_bpe(Path(path))
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer(vocab_size={self.vocab_size}, ranked={len(self.model.ranked_tokens)}, "
+                f"singletons={self.model.unit_kind}, pre_tokenizer={type(self.pre_tokenizer).__name__}, "
+                f"mode={self.mode!r})")
+
+
+def _splice_specials(ids: np.ndarray, offsets: np.ndarray,
+                     segments: list[Union[str, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Put special-token ids where their placeholder (empty) words were encoded."""
+    counts = np.diff(offsets)
+    pieces = []
+    new_counts = counts.copy()
+    for k, s in enumerate(segments):
+        if not isinstance(s, int):
+            pieces.append(ids[offsets[k]:offsets[k + 1]])
+        else:
+            pieces.append(np.array([s], dtype=np.int32))
+            new_counts[k] = 1
+    new_offsets = np.zeros_like(offsets)
+    np.cumsum(new_counts, out=new_offsets[1:])
+    return (np.concatenate(pieces) if pieces else ids), new_offsets

@@ -1,0 +1,124 @@
+"""Encoders over vocabularies trained elsewhere, to measure what `optimal` saves on them.
+
+* tiktoken files (``base64-token rank`` per line, read with tiktoken's own loader): priority =
+  rank and id = rank, as the GreedTok paper does with cl100k_base.
+* HF BPE ``tokenizer.json`` (byte-level, e.g. GPT-2/RoBERTa style): priority = the index of
+  the merge that creates the token, ids unchanged; the file's own normalizer and
+  pre-tokenizer are run by the ``tokenizers`` library, so words are split exactly as HF does.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .core import Tokenizer
+from .file_format import GreedTokFileError
+from .models import GreedTokModel
+from .pre_tokenizers import ByteLevel, unicode_to_bytes
+
+
+def tokenizer_from_tiktoken(path: Path, pattern: str = "gpt4") -> Tokenizer:
+    """Tokenizer over a ``.tiktoken`` file with the given split pattern ("gpt4" or "gpt2").
+
+    Raises:
+        GreedTokFileError: unreadable or malformed file, or a vocabulary without all 256 bytes.
+        ImportError: tiktoken is not installed (``pip install hf-greedtok[foreign]``).
+    """
+    try:
+        from tiktoken.load import load_tiktoken_bpe
+    except ImportError as e:
+        raise ImportError("reading .tiktoken files needs tiktoken: pip install 'hf-greedtok[foreign]'") from e
+    if not path.is_file():
+        raise GreedTokFileError(path, "no such file")
+    try:
+        ranks = load_tiktoken_bpe(str(path))
+    except Exception as e:  # tiktoken raises bare ValueError/binascii.Error on bad lines
+        raise GreedTokFileError(path, f"not a valid tiktoken file ({type(e).__name__}: {e})") from None
+    singles = {tok[0]: rank for tok, rank in ranks.items() if len(tok) == 1}
+    if len(singles) != 256:
+        raise GreedTokFileError(path, f"has {len(singles)} single-byte tokens; all 256 are needed "
+                                      "so that every text is encodable")
+    ranked = sorted((rank, tok) for tok, rank in ranks.items() if len(tok) >= 2)
+    ids = {"specials": {}, "singletons": singles, "bytes": [singles[b] for b in range(256)],
+           "ranked": [r for r, _ in ranked]}
+    model = GreedTokModel([t for _, t in ranked], unit_kind="bytes", ids=ids)
+    return Tokenizer(model, ByteLevel(pattern=pattern),
+                     training_info={"source": str(path), "foreign": "tiktoken"})
+
+
+class HFPreTokenizer:
+    """An HF ``tokenizers`` normalizer + byte-level pre-tokenizer, run by the library itself.
+
+    Words come back as the UTF-8 bytes they stand for, so the native byte-level encoder can
+    use them directly.
+    """
+
+    unit_kind: ClassVar[str] = "bytes"
+
+    def __init__(self, tokenizer_json: str) -> None:
+        from tokenizers import Tokenizer as HFTokenizer
+        self._json = tokenizer_json
+        self._tok = HFTokenizer.from_str(tokenizer_json)
+        self._table = unicode_to_bytes()
+
+    def pre_tokenize(self, text: str) -> list[bytes]:  # type: ignore[override]
+        if self._tok.normalizer is not None:
+            text = self._tok.normalizer.normalize_str(text)
+        pieces = self._tok.pre_tokenizer.pre_tokenize_str(text) if self._tok.pre_tokenizer else [(text, None)]
+        return [bytes(self._table[c] for c in piece) for piece, _ in pieces]
+
+    word_units = staticmethod(lambda word: word)
+    token_to_str = staticmethod(ByteLevel.token_to_str)
+    str_to_token = staticmethod(ByteLevel.str_to_token)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "HF", "tokenizer_json": self._json}
+
+    def __reduce__(self):
+        return (HFPreTokenizer, (self._json,))
+
+
+def tokenizer_from_hf_bpe(path: Path) -> Tokenizer:
+    """Tokenizer over a byte-level HF BPE ``tokenizer.json``.
+
+    Raises:
+        GreedTokFileError: not JSON, not a BPE model, not byte-level (a token outside the
+            256-symbol byte alphabet), or a byte missing from the vocabulary.
+    """
+    if not path.is_file():
+        raise GreedTokFileError(path, "no such file")
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise GreedTokFileError(path, f"not a JSON tokenizer file ({e})") from None
+    model = spec.get("model") or {}
+    if model.get("type") != "BPE":
+        raise GreedTokFileError(path, f"model type is {model.get('type')!r}, expected 'BPE'")
+    table = unicode_to_bytes()
+    vocab: dict[str, int] = model["vocab"]
+    specials = {t["content"]: t["id"] for t in spec.get("added_tokens", []) if t.get("special")}
+    to_bytes = {}
+    for tok, i in vocab.items():
+        if tok in specials:
+            continue
+        try:
+            to_bytes[tok] = bytes(table[c] for c in tok)
+        except KeyError:
+            raise GreedTokFileError(path, f"token {tok!r} is not byte-level; only byte-level BPE "
+                                          "vocabularies are supported") from None
+    singles = {b[0]: vocab[t] for t, b in to_bytes.items() if len(b) == 1}
+    if len(singles) != 256:
+        raise GreedTokFileError(path, f"has {len(singles)} of the 256 byte tokens; byte fallback needs all")
+    # Priority of a token = index of the merge producing it; tokens no merge produces go last.
+    priority: dict[str, int] = {}
+    for m, merge in enumerate(model.get("merges", [])):
+        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
+        priority.setdefault(left + right, m)
+    multi = [t for t, b in to_bytes.items() if len(b) >= 2]
+    multi.sort(key=lambda t: (priority.get(t, len(priority) + vocab[t]), vocab[t]))
+    ids = {"specials": specials, "singletons": singles, "bytes": [singles[b] for b in range(256)],
+           "ranked": [vocab[t] for t in multi]}
+    gm = GreedTokModel([to_bytes[t] for t in multi], unit_kind="bytes", special_tokens=list(specials), ids=ids)
+    return Tokenizer(gm, HFPreTokenizer(path.read_text(encoding="utf-8")),  # type: ignore[arg-type]
+                     training_info={"source": str(path), "foreign": "hf-bpe"})

@@ -1,0 +1,192 @@
+"""The model component: a ranked vocabulary and its two encoders.
+
+Ids follow HF trainers' layout: special tokens first, then the singletons, then the ranked
+tokens in rank order, so a vocabulary grown by resumed training only appends ids:
+
+* byte level: ``[specials][256 bytes in byte order][ranked tokens]``;
+* character level: ``[specials][alphabet in code point order][<0x00>..<0xFF>][ranked tokens]``,
+  the 256 byte tokens being the byte fallback for characters outside the alphabet.
+
+Foreign vocabularies (tiktoken files, HF BPE files) keep their own ids; see
+:mod:`hf_greedtok.foreign`.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Literal, Optional, Sequence, Union
+
+import numpy as np
+
+from ._encoder import RankedEncoder
+from .pre_tokenizers import Token
+
+Mode = Literal["cover", "optimal"]
+MODES = ("cover", "optimal")
+
+
+def byte_fallback_token(b: int) -> str:
+    """SentencePiece's name for byte b as a token, e.g. "<0x0A>"."""
+    return f"<0x{b:02X}>"
+
+
+def pack_units(tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+    """Tokens (bytes or str) as (units uint32[M], offsets int64[len + 1])."""
+    offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+    if not tokens:
+        return np.zeros(0, dtype=np.uint32), offsets
+    np.cumsum([len(t) for t in tokens], out=offsets[1:])
+    if isinstance(tokens[0], bytes):
+        units = np.frombuffer(b"".join(tokens), dtype=np.uint8).astype(np.uint32)
+    else:
+        units = np.frombuffer("".join(tokens).encode("utf-32-le"), dtype=np.uint32).copy()
+    return units, offsets
+
+
+class GreedTokModel:
+    """Ranked tokens plus singletons and special tokens, with ids and both encoders.
+
+    Args:
+        ranked_tokens: tokens of >= 2 singletons in priority (rank) order; bytes at byte
+            level, str at character level.
+        unit_kind: "bytes" or "chars".
+        alphabet: character singletons (character level only), any order; stored sorted.
+        special_tokens: strings with their own ids, never produced by the encoders.
+        ids: optional explicit ids (foreign vocabularies): a dict with keys "ranked" (one id
+            per ranked token), "singletons" ({unit: id}), "bytes" (256 ids) and "specials".
+        gains: optional per-rank objective decrease recorded by the trainer.
+
+    Raises:
+        ValueError: a ranked token shorter than 2 singletons, a repeated token, or a token of
+            the wrong type for ``unit_kind``.
+    """
+
+    def __init__(self, ranked_tokens: Sequence[Token], *, unit_kind: Literal["bytes", "chars"],
+                 alphabet: Iterable[str] = (), special_tokens: Sequence[str] = (),
+                 ids: Optional[dict] = None, gains: Optional[Sequence[int]] = None) -> None:
+        if unit_kind not in ("bytes", "chars"):
+            raise ValueError(f"unit_kind must be 'bytes' or 'chars', got {unit_kind!r}")
+        kind = bytes if unit_kind == "bytes" else str
+        for r, tok in enumerate(ranked_tokens):
+            if not isinstance(tok, kind):
+                raise ValueError(f"ranked token {r} is {type(tok).__name__}, expected {kind.__name__}")
+            if len(tok) < 2:
+                raise ValueError(f"ranked token {r} ({tok!r}) has fewer than 2 singletons")
+        self.unit_kind = unit_kind
+        self.ranked_tokens: list[Token] = list(ranked_tokens)
+        self.alphabet: list[str] = sorted(set(alphabet)) if unit_kind == "chars" else []
+        if any(len(c) != 1 for c in self.alphabet):
+            raise ValueError("alphabet entries must be single characters")
+        self.special_tokens: list[str] = list(special_tokens)
+        self.gains = None if gains is None else [int(g) for g in gains]
+        if ids is None:
+            ids = self._default_ids()
+        self._ids = ids
+        self._build_tables()
+        self.encoder = self._make_encoder()
+
+    # ------------------------------------------------------------------ ids
+
+    def _default_ids(self) -> dict:
+        n = len(self.special_tokens)
+        specials = {s: i for i, s in enumerate(self.special_tokens)}
+        if self.unit_kind == "bytes":
+            singletons = {b: n + b for b in range(256)}
+            byte_ids = list(range(n, n + 256))
+            first = n + 256
+        else:
+            singletons = {ord(c): n + i for i, c in enumerate(self.alphabet)}
+            base = n + len(self.alphabet)
+            byte_ids = list(range(base, base + 256))
+            first = base + 256
+        ranked = list(range(first, first + len(self.ranked_tokens)))
+        return {"specials": specials, "singletons": singletons, "bytes": byte_ids, "ranked": ranked}
+
+    def _build_tables(self) -> None:
+        """id -> (display string, bytes it decodes to, is_special)."""
+        ids = self._ids
+        size = 1 + max([*ids["specials"].values(), *ids["singletons"].values(), *ids["bytes"],
+                        *ids["ranked"]], default=-1)
+        self._id_to_str: list[Optional[str]] = [None] * size
+        self._id_to_bytes: list[bytes] = [b""] * size
+        self._special_ids: set[int] = set(ids["specials"].values())
+        from .pre_tokenizers import ByteLevel
+        show = ByteLevel.token_to_str if self.unit_kind == "bytes" else (lambda t: t)
+        for s, i in ids["specials"].items():
+            self._set(i, s, s.encode("utf-8"))
+        if self.unit_kind == "chars":
+            for b, i in enumerate(ids["bytes"]):
+                self._set(i, byte_fallback_token(b), bytes([b]))
+        for u, i in ids["singletons"].items():
+            tok = bytes([u]) if self.unit_kind == "bytes" else chr(u)
+            self._set(i, show(tok), tok if self.unit_kind == "bytes" else tok.encode("utf-8"))
+        if len(ids["ranked"]) != len(self.ranked_tokens):
+            raise ValueError("ids['ranked'] must have one id per ranked token")
+        for tok, i in zip(self.ranked_tokens, ids["ranked"]):
+            self._set(i, show(tok), tok if isinstance(tok, bytes) else tok.encode("utf-8"))
+        self._str_to_id = {s: i for i, s in enumerate(self._id_to_str) if s is not None}
+
+    def _set(self, i: int, text: str, raw: bytes) -> None:
+        if self._id_to_str[i] is not None and self._id_to_str[i] != text:
+            raise ValueError(f"id {i} is used by both {self._id_to_str[i]!r} and {text!r}")
+        self._id_to_str[i] = text
+        self._id_to_bytes[i] = raw
+
+    def _make_encoder(self) -> RankedEncoder:
+        units, offsets = pack_units(self.ranked_tokens)
+        sing = self._ids["singletons"]
+        return RankedEncoder(
+            units, offsets, np.asarray(self._ids["ranked"], dtype=np.int32),
+            np.fromiter(sing.keys(), dtype=np.uint32, count=len(sing)),
+            np.fromiter(sing.values(), dtype=np.int32, count=len(sing)),
+            np.asarray(self._ids["bytes"], dtype=np.int32), self.unit_kind == "bytes")
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of ids in use (specials + singletons + byte fallback + ranked tokens)."""
+        return len(self._str_to_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        """{token string: id}, tokens shown as in HF (byte level: "Ġthe")."""
+        return dict(self._str_to_id)
+
+    def id_to_token(self, i: int) -> Optional[str]:
+        return self._id_to_str[i] if 0 <= i < len(self._id_to_str) else None
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self._str_to_id.get(token)
+
+    @property
+    def special_token_ids(self) -> dict[str, int]:
+        return dict(self._ids["specials"])
+
+    def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
+                     num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Encode pre-tokenized words: (ids int32[T], offsets int64[len(words) + 1]).
+
+        Raises:
+            ValueError: unknown mode. TypeError: a word is not str (or bytes at byte level).
+        """
+        return self.encoder.encode_words(words, mode, num_threads)
+
+    def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
+        """The bytes the ids stand for; raises ValueError on an id outside the vocabulary."""
+        table = self._id_to_bytes
+        out = []
+        for i in ids:
+            i = int(i)
+            if not 0 <= i < len(table) or self._id_to_str[i] is None:
+                raise ValueError(f"id {i} is not in the vocabulary (size {self.vocab_size})")
+            if skip_special_tokens and i in self._special_ids:
+                continue
+            out.append(table[i])
+        return b"".join(out)
+
+    def __reduce__(self):
+        return (_rebuild_model, (self.ranked_tokens, self.unit_kind, self.alphabet,
+                                 self.special_tokens, self._ids, self.gains))
+
+
+def _rebuild_model(ranked, unit_kind, alphabet, specials, ids, gains) -> GreedTokModel:
+    return GreedTokModel(ranked, unit_kind=unit_kind, alphabet=alphabet, special_tokens=specials,
+                         ids=ids, gains=gains)

@@ -1,0 +1,228 @@
+"""The GreedTok trainer (Lim, Choo & Lauw 2025, Algorithm 1), in the shape of HF trainers.
+
+Example:
+    >>> from hf_greedtok import GreedTokTrainer
+    >>> trainer = GreedTokTrainer(vocab_size=2000, show_progress=False)
+    >>> tok = trainer.train(["examples/data/devils_dictionary.txt"])     # doctest: +SKIP
+    >>> tok = trainer.continue_training(5000)   # resumes from k=2000, no retraining  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ._trainer import GreedTokCore
+from .core import Tokenizer
+from .models import GreedTokModel, pack_units
+from .normalizers import UnicodeNormalizer, normalizer_from_name
+from .pre_tokenizers import ByteLevel, PreTokenizer, Token
+from .word_counts import CorpusError, check_word_length, count_words, count_words_in_files, read_count_tables
+
+DEFAULT_MAX_TOKEN_LENGTH = 24
+
+
+class GreedTokTrainer:
+    """Select k tokens by GreedTok's greedy partition cover.
+
+    Args:
+        vocab_size: k, the number of tokens to learn (singletons and special tokens come on
+            top; :attr:`Tokenizer.vocab_size` is the final size).
+        max_token_length: longest candidate in singletons (bytes or characters), inclusive.
+        min_frequency: a candidate must occur at least this often (count-weighted).
+        candidates: optional token strings restricting T (paper Section 5.4); singletons in
+            the list are ignored since they are always in the vocabulary.
+        pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
+        special_tokens: strings given their own ids (0..n-1) and never learned.
+        pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`.
+        normalizer: optional :class:`UnicodeNormalizer` or its name ("NFC", ...).
+        show_progress: progress bars for counting and training.
+
+    Ties between equal gains go to the shorter token, then to the lexicographically smaller
+    singleton sequence (bytes, or code points). Training stops early, and says so in
+    ``training_info["stopped_early"]``, when no candidate has a positive gain.
+
+    Raises:
+        ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
+            shorter than 2 singletons, or a pinned token listed twice.
+    """
+
+    def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
+                 min_frequency: int = 1, candidates: Optional[Iterable[str]] = None,
+                 pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
+                 pre_tokenizer: Optional[PreTokenizer] = None,
+                 normalizer: Union[None, str, UnicodeNormalizer] = None,
+                 show_progress: bool = True) -> None:
+        if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
+            raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
+                             f"got {vocab_size!r}")
+        if max_token_length < 2:
+            raise ValueError(f"max_token_length must be >= 2 singletons, got {max_token_length}")
+        if min_frequency < 1:
+            raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
+        self.vocab_size = int(vocab_size)
+        self.max_token_length = int(max_token_length)
+        self.min_frequency = int(min_frequency)
+        self.pre_tokenizer: PreTokenizer = pre_tokenizer or ByteLevel()
+        self.normalizer = normalizer_from_name(normalizer) if isinstance(normalizer, str) or normalizer is None \
+            else normalizer
+        self.special_tokens = list(special_tokens)
+        if len(set(self.special_tokens)) != len(self.special_tokens):
+            raise ValueError("special_tokens has duplicates")
+        self.pinned = [self.pre_tokenizer.word_units(t) for t in pinned_tokens]
+        for t, units in zip(pinned_tokens, self.pinned):
+            if len(units) < 2:
+                raise ValueError(f"pinned token {t!r} has fewer than 2 singletons")
+        if len(set(self.pinned)) != len(self.pinned):
+            raise ValueError("pinned_tokens has duplicates")
+        self.candidates = None if candidates is None else sorted(
+            {u for u in map(self.pre_tokenizer.word_units, candidates) if len(u) >= 2})
+        self.show_progress = show_progress
+        self._core: Optional[GreedTokCore] = None
+        self._alphabet: list[str] = []
+        self._corpus_info: dict = {}
+        self._train_seconds = 0.0
+
+    # ------------------------------------------------------------------ inputs
+
+    def train(self, files: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
+              encoding_errors: str = "strict", num_proc: Optional[int] = None,
+              prefix_space: bool = True) -> Tokenizer:
+        """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
+        if counts:
+            wc = read_count_tables(files, self.pre_tokenizer, self.normalizer, prefix_space=prefix_space)
+        else:
+            wc = count_words_in_files(files, self.pre_tokenizer, self.normalizer,
+                                      encoding_errors=encoding_errors, num_proc=num_proc,
+                                      show_progress=self.show_progress)
+        return self.train_from_counts(wc, source=", ".join(map(str, files)))
+
+    def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> Tokenizer:
+        """Train on an iterable of strings (each pre-tokenized as a whole)."""
+        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+                         show_progress=self.show_progress)
+        return self.train_from_counts(wc, source="iterator")
+
+    def train_from_dataset(self, dataset, column: str = "text", *, batch_size: int = 1000,
+                           num_proc: Optional[int] = None) -> Tokenizer:
+        """Train on one string column of a ``datasets.Dataset``.
+
+        Raises:
+            ValueError: the column does not exist.
+        """
+        if column not in dataset.column_names:
+            raise ValueError(f"dataset has no column {column!r} (columns: {dataset.column_names})")
+        texts = (t for batch in dataset.iter(batch_size=batch_size) for t in batch[column])
+        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+                         show_progress=self.show_progress, source=f"dataset column {column!r}")
+        return self.train_from_counts(wc, source=f"dataset column {column!r}")
+
+    def train_from_counts(self, word_counts: Mapping[str, int], *, source: str = "word counts") -> Tokenizer:
+        """Train on {pre-tokenized word: count}; words are used as given.
+
+        Raises:
+            CorpusError: empty corpus, a count < 1, or a word too long.
+        """
+        if not word_counts:
+            raise CorpusError(source, None, "empty corpus: no words to train on")
+        words: list[Token] = []
+        counts = np.empty(len(word_counts), dtype=np.int64)
+        alphabet: set[str] = set()
+        for k, (word, c) in enumerate(word_counts.items()):
+            if not isinstance(c, (int, np.integer)) or c < 1:
+                raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
+            check_word_length(word, self.pre_tokenizer, source, None)
+            units = self.pre_tokenizer.word_units(word)
+            words.append(units)
+            counts[k] = c
+            if self.pre_tokenizer.unit_kind == "chars":
+                alphabet.update(units)
+        if self.pre_tokenizer.unit_kind == "chars":
+            for t in self.pinned:
+                alphabet.update(t)
+        self._alphabet = sorted(alphabet)
+        units, offsets = pack_units(words)
+        pin_units, pin_offsets = pack_units(self.pinned)
+        cand_units, cand_offsets = pack_units(self.candidates or [])
+        started = time.perf_counter()
+        self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
+                                  pin_units, pin_offsets, cand_units, cand_offsets,
+                                  self.candidates is not None)
+        self._corpus_info = {
+            "source": source, "distinct_words": len(words), "words": int(counts.sum()),
+            "singletons_in_corpus": int(self._core.initial_objective),
+            "candidates": int(self._core.n_candidates), "occurrences": int(self._core.n_occurrences),
+            "setup_seconds": round(time.perf_counter() - started, 3),
+        }
+        self._train_seconds = time.perf_counter() - started
+        return self._run(self.vocab_size)
+
+    # ------------------------------------------------------------------ training
+
+    def continue_training(self, vocab_size: int) -> Tokenizer:
+        """Resume to a larger k from the current state; the first ranks are unchanged.
+
+        Raises:
+            RuntimeError: nothing trained yet. ValueError: vocab_size below the current k.
+        """
+        if self._core is None:
+            raise RuntimeError("continue_training needs a previous train*() call on this trainer")
+        if vocab_size < self._core.n_selected:
+            raise ValueError(f"vocab_size {vocab_size} is below the {self._core.n_selected} tokens "
+                             "already learned")
+        self.vocab_size = int(vocab_size)
+        return self._run(self.vocab_size)
+
+    def _run(self, k: int) -> Tokenizer:
+        core = self._core
+        assert core is not None
+        started = time.perf_counter()
+        todo = k - core.n_selected
+        chunk = max(1, min(500, k // 100))
+        with tqdm(total=k, initial=core.n_selected, desc="GreedTok", unit=" tokens",
+                  disable=not self.show_progress) as bar:
+            while todo > 0 and not core.exhausted:
+                done = core.step(min(chunk, todo))
+                todo -= done
+                bar.update(done)
+                if done:
+                    bar.set_postfix(gain=int(core.gains_array()[-1]) if core.n_selected else 0,
+                                    tokens=core.objective)
+        if core.exhausted and self.show_progress:
+            tqdm.write(f"GreedTok: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
+        self._train_seconds += time.perf_counter() - started
+        return self._tokenizer()
+
+    def _tokenizer(self) -> Tokenizer:
+        core = self._core
+        units, offsets = core.ranked_units()
+        if self.pre_tokenizer.unit_kind == "bytes":
+            data = units.astype(np.uint8).tobytes()
+            ranked: list[Token] = [data[offsets[r]:offsets[r + 1]] for r in range(len(offsets) - 1)]
+        else:
+            ranked = ["".join(map(chr, units[offsets[r]:offsets[r + 1]])) for r in range(len(offsets) - 1)]
+        gains = core.gains_array()
+        model = GreedTokModel(ranked, unit_kind=self.pre_tokenizer.unit_kind, alphabet=self._alphabet,
+                              special_tokens=self.special_tokens, gains=gains.tolist())
+        info = {
+            "algorithm": "GreedTok (Lim, Choo & Lauw 2025, Algorithm 1)",
+            "k_requested": self.vocab_size, "k_learned": int(core.n_selected),
+            "stopped_early": bool(core.exhausted), "pinned_tokens": int(core.n_pinned),
+            "final_vocab_size": model.vocab_size,
+            "max_token_length": self.max_token_length, "min_frequency": self.min_frequency,
+            "restricted_candidates": self.candidates is not None,
+            "objective_tokens": int(core.objective),
+            "tokens_per_word": core.objective / max(1, self._corpus_info["words"]),
+            "train_seconds": round(self._train_seconds, 3),
+            **self._corpus_info,
+        }
+        return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info)
+
+    @property
+    def core(self) -> Optional[GreedTokCore]:
+        """The native state after training (scores, partitions, gains), or None."""
+        return self._core

@@ -1,0 +1,272 @@
+"""Word counting: corpus -> {pre-tokenized word: count}, streamed, on all cores, with progress.
+
+Text files are read in binary chunks cut at line ends and pre-tokenized line by line (as HF
+``tokenizers`` does when training from files), in worker processes. ``word<TAB>count`` tables
+are read with :mod:`csv`; each entry goes through the same pre-tokenizer, read as a word that
+follows a space in running text (``prefix_space``), so training and encoding see the same words.
+
+Every error names its place: file and line, or item index of an iterable.
+"""
+from __future__ import annotations
+
+import csv
+import multiprocessing
+import os
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+from tqdm.auto import tqdm
+
+from .normalizers import UnicodeNormalizer
+from .pre_tokenizers import PreTokenizer
+
+ENCODING_ERRORS = ("strict", "replace", "ignore")
+MAX_WORD_UNITS = 65535          # the trainer stores positions inside a word as uint16
+_CHUNK_BYTES = 1 << 22
+_PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
+
+
+class CorpusError(ValueError):
+    """Bad training or evaluation input; ``source`` and ``line`` say where (line may be None)."""
+
+    def __init__(self, source: str, line: Optional[int], problem: str) -> None:
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {problem}")
+        self.source, self.line, self.problem = source, line, problem
+
+    def __reduce__(self):
+        return (CorpusError, (self.source, self.line, self.problem))
+
+
+def check_word_length(word: str, pre_tokenizer: PreTokenizer, source: str, line: Optional[int]) -> None:
+    """Raise CorpusError if ``word`` has more singletons than the trainer supports."""
+    if len(word) * (4 if pre_tokenizer.unit_kind == "bytes" else 1) <= MAX_WORD_UNITS:
+        return
+    n = len(pre_tokenizer.word_units(word))
+    if n > MAX_WORD_UNITS:
+        raise CorpusError(source, line, f"a word of {n} singletons ({word[:40]!r}...) is longer than "
+                                        f"the {MAX_WORD_UNITS} the trainer supports; split or remove it")
+
+
+# ---------------------------------------------------------------------- workers
+
+_state: dict = {}
+
+
+def _init_worker(pre_tokenizer: PreTokenizer, normalizer: Optional[UnicodeNormalizer],
+                 encoding_errors: str) -> None:
+    _state.update(pre=pre_tokenizer, norm=normalizer, errors=encoding_errors)
+
+
+def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: bool) -> Counter:
+    pre, norm = _state["pre"], _state["norm"]
+    counts: Counter = Counter()
+    for k, line in enumerate(lines):
+        if per_item and not isinstance(line, str):
+            raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
+        words = pre.pre_tokenize(norm(line) if norm else line)
+        counts.update(words)
+    longest = max(counts, key=len, default="")
+    if len(longest) * 4 > MAX_WORD_UNITS:
+        for k, line in enumerate(lines):
+            for word in pre.pre_tokenize(norm(line) if norm else line):
+                place = (source + f", item {first_line + k}", None) if per_item else (source, first_line + k)
+                check_word_length(word, pre, *place)
+    return counts
+
+
+def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
+    source, first_line, data = job
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
+                          "NUL byte: this looks like a binary file, not text")
+    try:
+        text = data.decode("utf-8", errors=_state["errors"])
+    except UnicodeDecodeError as e:
+        line = first_line + data.count(b"\n", 0, e.start)
+        raise CorpusError(source, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); pass "
+                                        "encoding_errors='replace' or 'ignore' (CLI: --encoding-errors) "
+                                        "to accept it") from None
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return _count_lines(lines, source, first_line, per_item=False)
+
+
+def _count_text_batch(job: tuple[str, int, list]) -> Counter:
+    source, first_item, texts = job
+    return _count_lines(texts, source, first_item, per_item=True)
+
+
+def _file_chunks(paths: Sequence[Path], bar: Optional[tqdm]) -> Iterator[tuple[str, int, bytes]]:
+    for path in paths:
+        line = 1
+        rest = b""
+        with open(path, "rb") as f:
+            while True:
+                block = f.read(_CHUNK_BYTES)
+                if bar is not None:
+                    bar.update(len(block))
+                if not block:
+                    break
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                yield str(path), line, data[:cut]
+                line += data.count(b"\n", 0, cut)
+                rest = data[cut:]
+        if rest:
+            yield str(path), line, rest
+
+
+def _text_batches(texts: Iterable[str], source: str) -> Iterator[tuple[str, int, list]]:
+    batch: list = []
+    size = 0
+    first = 0
+    for k, text in enumerate(texts):
+        batch.append(text)
+        size += len(text) if isinstance(text, str) else 1
+        if size >= _CHUNK_BYTES // 4:
+            yield source, first, batch
+            batch, size, first = [], 0, k + 1
+    if batch:
+        yield source, first, batch
+
+
+def _mp_context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
+    total: Counter = Counter()
+    if num_proc <= 1:
+        _init_worker(*init_args)
+        for job in jobs:
+            total.update(fn(job))
+        return total
+    with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_worker,
+                             initargs=init_args) as pool:
+        pending: set = set()
+        try:
+            for job in jobs:
+                pending.add(pool.submit(fn, job))
+                if len(pending) >= 2 * num_proc:   # bounded read-ahead keeps memory flat
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        total.update(fut.result())
+            for fut in pending:
+                total.update(fut.result())
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+    return total
+
+
+def _num_proc(num_proc: Optional[int]) -> int:
+    if num_proc is None:
+        return os.cpu_count() or 1
+    if num_proc < 1:
+        raise ValueError(f"num_proc must be >= 1, got {num_proc}")
+    return num_proc
+
+
+def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
+                         normalizer: Optional[UnicodeNormalizer] = None, *,
+                         encoding_errors: str = "strict", num_proc: Optional[int] = None,
+                         show_progress: bool = True) -> Counter:
+    """Count the pre-tokenized words of UTF-8 text files.
+
+    Args:
+        paths: text files, read line by line (each line keeps its "\\n").
+        encoding_errors: "strict" (an invalid byte is an error naming file and line),
+            "replace" (U+FFFD) or "ignore" (dropped).
+        num_proc: worker processes (default: all cores); small inputs are counted in-process.
+
+    Raises:
+        CorpusError: a missing file, invalid UTF-8 (strict), a NUL byte, a word too long.
+        ValueError: unknown encoding_errors policy.
+    """
+    if encoding_errors not in ENCODING_ERRORS:
+        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
+    files = [Path(p) for p in paths]
+    for p in files:
+        if not p.is_file():
+            raise CorpusError(str(p), None, "no such file")
+    total_bytes = sum(p.stat().st_size for p in files)
+    procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
+    with tqdm(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
+              disable=not show_progress) as bar:
+        return _run(_file_chunks(files, bar), _count_file_chunk,
+                    (pre_tokenizer, normalizer, encoding_errors), procs)
+
+
+def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
+                normalizer: Optional[UnicodeNormalizer] = None, *, num_proc: Optional[int] = None,
+                show_progress: bool = True, source: str = "texts") -> Counter:
+    """Count the pre-tokenized words of an iterable of strings (a list, a generator, a
+    ``datasets`` column); each string is pre-tokenized as a whole.
+
+    Raises:
+        CorpusError: an item that is not a str, or a word too long (item index given).
+    """
+    procs = _num_proc(num_proc)
+    if isinstance(texts, (list, tuple)) and sum(map(len, texts[:1000])) * max(1, len(texts) // 1000) < _PARALLEL_MIN_BYTES:
+        procs = 1
+    batches = _text_batches(tqdm(texts, desc="counting words", unit=" texts", disable=not show_progress), source)
+    return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict"), procs)
+
+
+def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
+                      normalizer: Optional[UnicodeNormalizer] = None, *,
+                      prefix_space: bool = True) -> Counter:
+    """Read ``word<TAB>count`` tables (UTF-8, one entry per line, blank lines skipped).
+
+    Each word is normalized and pre-tokenized; with ``prefix_space`` (byte level) it is read
+    as " word", as words appear inside running text. A word listed twice adds its counts.
+
+    Raises:
+        CorpusError: a missing file, a line without exactly one tab, a count that is not an
+            integer >= 1, an empty word, a NUL byte or invalid UTF-8 (file and line given).
+    """
+    counts: Counter = Counter()
+    for p in map(Path, paths):
+        if not p.is_file():
+            raise CorpusError(str(p), None, "no such file")
+        with open(p, encoding="utf-8", newline="") as f:
+            reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
+            try:
+                for row in reader:
+                    line = reader.line_num
+                    if not row:
+                        continue
+                    if len(row) != 2:
+                        raise CorpusError(str(p), line, f"expected 'word<TAB>count', found {len(row)} "
+                                                        "tab-separated fields")
+                    word, count_text = row
+                    try:
+                        count = int(count_text)
+                    except ValueError:
+                        raise CorpusError(str(p), line, f"count {count_text!r} is not an integer") from None
+                    if count < 1:
+                        raise CorpusError(str(p), line, f"count {count} must be >= 1")
+                    if not word:
+                        raise CorpusError(str(p), line, "empty word")
+                    if "\0" in word:
+                        raise CorpusError(str(p), line, "NUL character in word")
+                    for piece in pre_tokenizer.count_table_word(normalizer(word) if normalizer else word,
+                                                                prefix_space):
+                        check_word_length(piece, pre_tokenizer, str(p), line)
+                        counts[piece] += count
+            except UnicodeDecodeError as e:
+                raise CorpusError(str(p), reader.line_num + 1, f"invalid UTF-8 ({e.reason})") from None
+            except csv.Error as e:
+                raise CorpusError(str(p), reader.line_num, f"malformed line ({e})") from None
+    return counts

@@ -1,0 +1,480 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Encoders over one ranked vocabulary.
+
+* ``cover``: Algorithm 4 of Lim, Choo & Lauw (2025), Appendix A.2. All occurrences of ranked
+  tokens in the word are sorted by (rank, position) and each is applied when CANCOVER holds,
+  over one covered-flag per gap, exactly as the trainer applies them. Two adjacent instances
+  of one token therefore stay two tokens (the reference encoder merges them).
+* ``optimal``: the minimum-token dynamic program of "When Every Token Counts: Optimal
+  Segmentation for Low-Resource Language Models" (LoResLM 2025). Ties: among segmentations
+  with the fewest tokens, the last token is the longest possible, then the one before it, and
+  so on backwards; this is the rule of HF ``tokenizers``' Unigram Viterbi with equal scores,
+  so an exported Unigram ``tokenizer.json`` gives the same ids.
+
+Singletons: every unit has an id (byte level), or unknown code points fall back to the ids of
+their UTF-8 bytes (character level); nothing is ever unknown. Words are read straight from
+``str``/``bytes`` objects without the GIL, so batches run in parallel on threads.
+"""
+
+include "hashtrie.pxi"
+
+from cpython.ref cimport PyObject
+from libc.string cimport memcpy, memset, memcmp
+from libcpp.algorithm cimport sort as cpp_sort
+
+import numpy as np
+
+cdef extern from "Python.h":
+    int PyUnicode_Check(PyObject*) nogil
+    int PyBytes_Check(PyObject*) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject*) nogil
+    int PyUnicode_KIND(PyObject*) nogil
+    void* PyUnicode_DATA(PyObject*) nogil
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    char* PyBytes_AS_STRING(PyObject*) nogil
+    PyObject** PySequence_Fast_ITEMS(object)
+    Py_ssize_t PyBytes_GET_SIZE(PyObject*) nogil
+
+MODE_COVER = 0
+MODE_OPTIMAL = 1
+_MODES = {"cover": 0, "optimal": 1}
+cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated
+cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
+cdef int32_t INF = 0x3FFFFFFF
+
+
+cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
+    cdef uint64_t h = 0x84222325CBF29CE4ULL ^ <uint64_t>n
+    cdef int64_t i
+    for i in range(n):
+        h = (h ^ u[i]) * <uint64_t>0x100000001B3ULL
+    return h ^ (h >> 29)
+
+
+cdef struct CacheEntry:
+    uint64_t hash
+    int64_t key_off
+    int64_t val_off
+    int32_t key_len
+    int32_t val_len
+
+
+@cython.final
+cdef class _Worker:
+    """Per-thread scratch buffers plus one word cache per mode (never shared by two threads)."""
+    cdef vector[CacheEntry] table[2]
+    cdef vector[uint32_t] keys[2]
+    cdef vector[int32_t] vals[2]
+    cdef int64_t used[2]
+    cdef vector[uint64_t] matches
+    cdef vector[uint8_t] cov
+    cdef vector[int32_t] start_tok
+    cdef vector[int32_t] dp
+    cdef vector[int32_t] back_start
+    cdef vector[int32_t] back_tok
+    cdef vector[uint32_t] units
+    cdef vector[int32_t] tmp
+
+    def __cinit__(self):
+        cdef int m
+        for m in range(2):
+            self._reset(m)
+
+    cdef void _reset(self, int m) noexcept nogil:
+        cdef CacheEntry empty
+        empty.hash = 0
+        empty.key_off = -1
+        empty.val_off = 0
+        empty.key_len = 0
+        empty.val_len = 0
+        self.table[m].assign(2 * CACHE_MAX_ENTRIES, empty)
+        self.keys[m].clear()
+        self.vals[m].clear()
+        self.used[m] = 0
+
+    cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
+        """Index of the cache entry for this word, or -1."""
+        cdef uint64_t mask = self.table[m].size() - 1
+        cdef uint64_t i = h & mask
+        cdef CacheEntry* e
+        while True:
+            e = &self.table[m][i]
+            if e.key_off < 0:
+                return -1
+            if e.hash == h and e.key_len == n and \
+                    memcmp(self.keys[m].data() + e.key_off, u, n * sizeof(uint32_t)) == 0:
+                return <int64_t>i
+            i = (i + 1) & mask
+
+    cdef void insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
+                     const int32_t* ids, int64_t k) noexcept nogil:
+        if self.used[m] >= CACHE_MAX_ENTRIES:
+            self._reset(m)
+        cdef uint64_t mask = self.table[m].size() - 1
+        cdef uint64_t i = h & mask
+        while self.table[m][i].key_off >= 0:
+            i = (i + 1) & mask
+        cdef CacheEntry* e = &self.table[m][i]
+        e.hash = h
+        e.key_off = self.keys[m].size()
+        e.key_len = <int32_t>n
+        e.val_off = self.vals[m].size()
+        e.val_len = <int32_t>k
+        self.keys[m].insert(self.keys[m].end(), u, u + n)
+        self.vals[m].insert(self.vals[m].end(), ids, ids + k)
+        self.used[m] += 1
+
+
+cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
+    """Write the UTF-8 bytes of cp (lone surrogates become U+FFFD) as units; return count."""
+    if 0xD800 <= cp <= 0xDFFF:
+        cp = 0xFFFD
+    if cp < 0x80:
+        out[0] = cp
+        return 1
+    if cp < 0x800:
+        out[0] = 0xC0 | (cp >> 6)
+        out[1] = 0x80 | (cp & 0x3F)
+        return 2
+    if cp < 0x10000:
+        out[0] = 0xE0 | (cp >> 12)
+        out[1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[2] = 0x80 | (cp & 0x3F)
+        return 3
+    out[0] = 0xF0 | (cp >> 18)
+    out[1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[3] = 0x80 | (cp & 0x3F)
+    return 4
+
+
+cdef class RankedEncoder:
+    """Cover-priority and minimum-token encoding over one ranked vocabulary.
+
+    Args:
+        token_units: uint32[M], the ranked multi-singleton tokens concatenated, rank order.
+        token_offsets: int64[k + 1]; token r is ``token_units[token_offsets[r]:token_offsets[r+1]]``.
+        token_ids: int32[k], the id emitted for token r.
+        singleton_units: uint32[s], the units that are tokens by themselves.
+        singleton_ids: int32[s], their ids.
+        byte_ids: int32[256], ids of the 256 byte tokens used for byte fallback (character
+            level) or as the singletons themselves (byte level).
+        byte_level: true if units are byte values, false if they are code points.
+
+    Raises:
+        ValueError: shapes disagree, a token has fewer than 2 singletons, or a token repeats.
+    """
+
+    cdef HashTrie trie
+    cdef HashTrie singles
+    cdef vector[int32_t] node_prio
+    cdef vector[int32_t] prio_id
+    cdef vector[int32_t] prio_len
+    cdef int32_t max_len
+    cdef int32_t byte_ids[256]
+    cdef readonly bint byte_level
+    cdef object _args
+    cdef list _free_workers
+
+    def __init__(self, const uint32_t[::1] token_units, const int64_t[::1] token_offsets,
+                 const int32_t[::1] token_ids, const uint32_t[::1] singleton_units,
+                 const int32_t[::1] singleton_ids, const int32_t[::1] byte_ids, bint byte_level):
+        cdef int64_t k = token_ids.shape[0], r, j, n
+        cdef int32_t node
+        if token_offsets.shape[0] != k + 1 or token_offsets[k] != token_units.shape[0]:
+            raise ValueError("token_offsets must have len(token_ids) + 1 entries ending at len(token_units)")
+        if singleton_units.shape[0] != singleton_ids.shape[0]:
+            raise ValueError("singleton_units and singleton_ids differ in length")
+        if byte_ids.shape[0] != 256:
+            raise ValueError("byte_ids must have 256 entries")
+        self._args = (np.asarray(token_units).copy(), np.asarray(token_offsets).copy(),
+                      np.asarray(token_ids).copy(), np.asarray(singleton_units).copy(),
+                      np.asarray(singleton_ids).copy(), np.asarray(byte_ids).copy(), byte_level)
+        self.byte_level = byte_level
+        self.trie = HashTrie(max(16, token_units.shape[0]))
+        self.node_prio.push_back(-1)
+        self.max_len = 1
+        for r in range(k):
+            n = token_offsets[r + 1] - token_offsets[r]
+            if n < 2:
+                raise ValueError(f"ranked token {r} has {n} singletons; tokens need at least 2")
+            node = 0
+            for j in range(token_offsets[r], token_offsets[r + 1]):
+                node = self.trie.child_or_add(node, token_units[j])
+                while <int32_t>self.node_prio.size() <= node:
+                    self.node_prio.push_back(-1)
+            if self.node_prio[node] >= 0:
+                raise ValueError(f"ranked token {r} repeats token {self.node_prio[node]}")
+            self.node_prio[node] = <int32_t>r
+            self.prio_id.push_back(token_ids[r])
+            self.prio_len.push_back(<int32_t>n)
+            self.max_len = max(self.max_len, <int32_t>n)
+        for r in range(256):
+            self.byte_ids[r] = byte_ids[r]
+        self.singles = HashTrie(max(16, singleton_units.shape[0]))
+        for r in range(singleton_units.shape[0]):
+            self.singles.put(0, singleton_units[r], singleton_ids[r])
+        self._free_workers = []
+
+    def __reduce__(self):
+        return (RankedEncoder, self._args)
+
+    @property
+    def n_tokens(self):
+        """Number of ranked (multi-singleton) tokens."""
+        return <int64_t>self.prio_id.size()
+
+    # ------------------------------------------------------------------ per word
+
+    cdef inline void _emit_single(self, uint32_t unit, vector[int32_t]& out) noexcept nogil:
+        cdef int32_t sid
+        cdef uint32_t buf[4]
+        cdef int64_t nb, b
+        if self.byte_level:
+            out.push_back(self.byte_ids[unit & 0xFF])
+            return
+        sid = self.singles.child(0, unit)
+        if sid >= 0:
+            out.push_back(sid)
+            return
+        nb = _utf8(unit, buf)
+        for b in range(nb):
+            out.push_back(self.byte_ids[buf[b]])
+
+    cdef void _cover(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) noexcept nogil:
+        """Algorithm 4: apply occurrences in (rank, position) order where CANCOVER holds."""
+        cdef int64_t i, j, e, L
+        cdef int32_t node, p
+        cdef uint64_t m
+        wk.matches.clear()
+        for i in range(n - 1):
+            node = 0
+            for j in range(i, min(n, i + self.max_len)):
+                node = self.trie.child(node, u[j])
+                if node < 0:
+                    break
+                p = self.node_prio[node]
+                if p >= 0:
+                    wk.matches.push_back((<uint64_t>p << 32) | <uint64_t>i)
+        if wk.matches.size() == 0:
+            for i in range(n):
+                self._emit_single(u[i], out)
+            return
+        cpp_sort(wk.matches.begin(), wk.matches.end())
+        wk.cov.assign(n, 0)
+        wk.start_tok.resize(n)
+        cdef uint8_t* cov = wk.cov.data()
+        cdef size_t q
+        for q in range(wk.matches.size()):
+            m = wk.matches[q]
+            p = <int32_t>(m >> 32)
+            i = <int64_t>(m & <uint64_t>0xFFFFFFFFU)
+            L = self.prio_len[p]
+            e = i + L
+            if (i == 0 or not cov[i - 1]) and (e == n or not cov[e - 1]):
+                memset(cov + i, 1, L - 1)
+                wk.start_tok[i] = p
+        i = 0
+        while i < n:
+            j = i
+            while j < n - 1 and cov[j]:
+                j += 1
+            if j > i:
+                out.push_back(self.prio_id[wk.start_tok[i]])
+            else:
+                self._emit_single(u[i], out)
+            i = j + 1
+
+    cdef void _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) noexcept nogil:
+        """Minimum-token DP; ties keep the smallest start for each end (longest last token)."""
+        cdef int64_t i, j, e, cost
+        cdef int32_t node, p, d
+        cdef uint32_t buf[4]
+        wk.dp.assign(n + 1, INF)
+        wk.back_start.resize(n + 1)
+        wk.back_tok.resize(n + 1)
+        cdef int32_t* dp = wk.dp.data()
+        dp[0] = 0
+        for i in range(n):
+            d = dp[i]
+            if self.byte_level or self.singles.child(0, u[i]) >= 0:
+                cost = 1
+            else:
+                cost = _utf8(u[i], buf)
+            if d + cost < dp[i + 1]:
+                dp[i + 1] = <int32_t>(d + cost)
+                wk.back_start[i + 1] = <int32_t>i
+                wk.back_tok[i + 1] = -1
+            node = 0
+            for j in range(i, min(n, i + self.max_len)):
+                node = self.trie.child(node, u[j])
+                if node < 0:
+                    break
+                p = self.node_prio[node]
+                if p >= 0 and d + 1 < dp[j + 1]:
+                    dp[j + 1] = d + 1
+                    wk.back_start[j + 1] = <int32_t>i
+                    wk.back_tok[j + 1] = p
+        wk.tmp.clear()
+        e = n
+        while e > 0:
+            wk.tmp.push_back(e)
+            e = wk.back_start[e]
+        cdef int64_t q
+        for q in range(<int64_t>wk.tmp.size() - 1, -1, -1):
+            e = wk.tmp[q]
+            if wk.back_tok[e] >= 0:
+                out.push_back(self.prio_id[wk.back_tok[e]])
+            else:
+                self._emit_single(u[wk.back_start[e]], out)
+
+    cdef void _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                      vector[int32_t]& out) noexcept nogil:
+        cdef uint64_t h
+        cdef int64_t hit, before
+        cdef CacheEntry* ent
+        if n == 0:
+            return
+        if n == 1:
+            self._emit_single(u[0], out)
+            return
+        if n <= CACHE_MAX_UNITS:
+            h = _hash_units(u, n)
+            hit = wk.lookup(mode, h, u, n)
+            if hit >= 0:
+                ent = &wk.table[mode][hit]
+                out.insert(out.end(), wk.vals[mode].data() + ent.val_off,
+                           wk.vals[mode].data() + ent.val_off + ent.val_len)
+                return
+        before = out.size()
+        if mode == 0:
+            self._cover(u, n, wk, out)
+        else:
+            self._optimal(u, n, wk, out)
+        if n <= CACHE_MAX_UNITS:
+            wk.insert(mode, h, u, n, out.data() + before, <int64_t>out.size() - before)
+
+    cdef int _load_units(self, PyObject* obj, _Worker wk) noexcept nogil:
+        """Read one word into wk.units; returns 0, or -1 if it is neither str nor bytes."""
+        cdef Py_ssize_t n, i
+        cdef int kind
+        cdef void* data
+        cdef const unsigned char* b
+        cdef uint32_t cp
+        wk.units.clear()
+        if PyUnicode_Check(obj):
+            n = PyUnicode_GET_LENGTH(obj)
+            kind = PyUnicode_KIND(obj)
+            data = PyUnicode_DATA(obj)
+            if self.byte_level:
+                wk.units.reserve(4 * n)
+                for i in range(n):
+                    cp = PyUnicode_READ(kind, data, i)
+                    if cp < 0x80:
+                        wk.units.push_back(cp)
+                    else:
+                        wk.units.resize(wk.units.size() + 4)
+                        wk.units.resize(wk.units.size() - 4 + _utf8(cp, wk.units.data() + wk.units.size() - 4))
+            else:
+                wk.units.resize(n)
+                for i in range(n):
+                    cp = PyUnicode_READ(kind, data, i)
+                    wk.units[i] = 0xFFFD if 0xD800 <= cp <= 0xDFFF else cp
+            return 0
+        if PyBytes_Check(obj) and self.byte_level:
+            n = PyBytes_GET_SIZE(obj)
+            b = <const unsigned char*>PyBytes_AS_STRING(obj)
+            wk.units.resize(n)
+            for i in range(n):
+                wk.units[i] = b[i]
+            return 0
+        return -1
+
+    cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
+                               _Worker wk, vector[int32_t]& out, int64_t* counts) noexcept nogil:
+        """Encode words lo..hi-1; counts[w - lo] = tokens of word w. Returns -1 or a bad index."""
+        cdef int64_t w, before
+        for w in range(lo, hi):
+            if self._load_units(objs[w], wk) < 0:
+                return w
+            before = out.size()
+            self._encode(wk.units.data(), wk.units.size(), mode, wk, out)
+            counts[w - lo] = <int64_t>out.size() - before
+        return -1
+
+    # ------------------------------------------------------------------ Python API
+
+    cdef _Worker _acquire(self):
+        # Called with the GIL held, which makes the list pop/append atomic.
+        return self._free_workers.pop() if self._free_workers else _Worker()
+
+    cdef void _release(self, _Worker wk):
+        if len(self._free_workers) < 8:
+            self._free_workers.append(wk)
+
+    def encode_word(self, word, str mode="cover"):
+        """Token ids (list[int]) of one pre-tokenized word (str, or bytes at byte level).
+
+        Raises:
+            ValueError: unknown mode. TypeError: word is not str/bytes.
+        """
+        ids, _ = self.encode_words((word,), mode)
+        return ids.tolist()
+
+    def _encode_chunk(self, tuple words, int64_t lo, int64_t hi, int mode):
+        cdef vector[int32_t] out
+        counts = np.zeros(hi - lo, dtype=np.int64)
+        cdef int64_t[::1] cv = counts
+        cdef _Worker wk = self._acquire()
+        cdef PyObject** objs = PySequence_Fast_ITEMS(words)
+        cdef int64_t bad
+        cdef int64_t* cptr = &cv[0] if hi > lo else NULL
+        try:
+            with nogil:
+                out.reserve(2 * (hi - lo))
+                bad = self._encode_range(objs, lo, hi, mode, wk, out, cptr)
+        finally:
+            self._release(wk)
+        if bad >= 0:
+            raise TypeError(f"word {bad} is {type(words[bad]).__name__}; expected str"
+                            + (" or bytes" if self.byte_level else ""))
+        ids = np.empty(out.size(), dtype=np.int32)
+        cdef int32_t[::1] iv = ids
+        if out.size():
+            memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
+        return ids, counts
+
+    def encode_words(self, words, str mode="cover", int num_threads=1):
+        """Encode pre-tokenized words in one call.
+
+        Args:
+            words: a sequence of str (or bytes at byte level), one pre-tokenized word each.
+            mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
+            num_threads: threads to use; the work runs without the GIL.
+
+        Returns:
+            (ids int32[T], offsets int64[len(words) + 1]): word w's tokens are
+            ``ids[offsets[w]:offsets[w+1]]``.
+
+        Raises:
+            ValueError: unknown mode or num_threads < 1. TypeError: an item is not str/bytes.
+        """
+        if mode not in _MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        cdef tuple items = tuple(words)
+        cdef int64_t n = len(items)
+        cdef int m = _MODES[mode]
+        if num_threads == 1 or n < 4096:
+            ids, counts = self._encode_chunk(items, 0, n, m)
+            parts = [(ids, counts)]
+        else:
+            from ._threads import thread_pool
+            bounds = [n * t // num_threads for t in range(num_threads + 1)]
+            parts = list(thread_pool(num_threads).map(
+                lambda t: self._encode_chunk(items, bounds[t], bounds[t + 1], m), range(num_threads)))
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([c for _, c in parts]) if parts else np.zeros(0, np.int64), out=offsets[1:])
+        return np.concatenate([i for i, _ in parts]) if len(parts) > 1 else parts[0][0], offsets

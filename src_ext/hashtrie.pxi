@@ -1,0 +1,117 @@
+# Shared by _trainer.pyx and _encoder.pyx (textual include).
+#
+# A trie over unit sequences stored as one open-addressing hash table keyed by
+# (parent node, unit). Nodes are dense int32 ids, the root is 0. A hash table
+# instead of per-node child arrays keeps memory proportional to the number of
+# nodes whatever the alphabet (256 bytes or 100k+ code points).
+
+from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
+from libcpp.vector cimport vector
+cimport cython
+
+cdef uint64_t _EMPTY_KEY = 0xFFFFFFFFFFFFFFFFULL
+
+
+@cython.final
+cdef class HashTrie:
+    cdef vector[uint64_t] keys
+    cdef vector[int32_t] vals
+    cdef uint64_t mask
+    cdef int shift
+    cdef int64_t used
+    cdef public int32_t n_nodes
+
+    def __cinit__(self, int64_t expected_nodes=1024):
+        cdef int64_t cap = 16
+        cdef int bits = 4
+        while cap < 2 * expected_nodes:
+            cap <<= 1
+            bits += 1
+        self.keys.assign(cap, _EMPTY_KEY)
+        self.vals.assign(cap, -1)
+        self.mask = <uint64_t>(cap - 1)
+        self.shift = 64 - bits
+        self.used = 0
+        self.n_nodes = 1
+
+    cdef inline uint64_t _slot(self, uint64_t key) noexcept nogil:
+        # Fibonacci hashing: the high bits of key * 2^64/phi are well mixed.
+        return (key * <uint64_t>0x9E3779B97F4A7C15ULL) >> self.shift
+
+    cdef inline int32_t child(self, int32_t parent, uint32_t unit) noexcept nogil:
+        """Child of `parent` along `unit`, or -1."""
+        cdef uint64_t key = (<uint64_t>parent << 32) | unit
+        cdef uint64_t i = self._slot(key)
+        cdef uint64_t k
+        while True:
+            k = self.keys[i]
+            if k == key:
+                return self.vals[i]
+            if k == _EMPTY_KEY:
+                return -1
+            i = (i + 1) & self.mask
+
+    cdef int32_t child_or_add(self, int32_t parent, uint32_t unit) noexcept nogil:
+        """Child of `parent` along `unit`, created with the next node id if absent."""
+        cdef uint64_t key = (<uint64_t>parent << 32) | unit
+        cdef uint64_t i = self._slot(key)
+        cdef uint64_t k
+        cdef int32_t node
+        while True:
+            k = self.keys[i]
+            if k == key:
+                return self.vals[i]
+            if k == _EMPTY_KEY:
+                break
+            i = (i + 1) & self.mask
+        node = self.n_nodes
+        self.n_nodes += 1
+        self.keys[i] = key
+        self.vals[i] = node
+        self.used += 1
+        if 2 * self.used > <int64_t>self.keys.size():
+            self._grow()
+        return node
+
+    cdef void put(self, int32_t parent, uint32_t unit, int32_t value) noexcept nogil:
+        """Store an arbitrary value under (parent, unit); used as a plain unit -> id map."""
+        cdef uint64_t key = (<uint64_t>parent << 32) | unit
+        cdef uint64_t i = self._slot(key)
+        while self.keys[i] != key and self.keys[i] != _EMPTY_KEY:
+            i = (i + 1) & self.mask
+        if self.keys[i] == _EMPTY_KEY:
+            self.keys[i] = key
+            self.used += 1
+        self.vals[i] = value
+        if 2 * self.used > <int64_t>self.keys.size():
+            self._grow()
+
+    cdef void _grow(self) noexcept nogil:
+        cdef vector[uint64_t] old_keys
+        cdef vector[int32_t] old_vals
+        old_keys.swap(self.keys)
+        old_vals.swap(self.vals)
+        cdef uint64_t cap = old_keys.size() * 2
+        self.keys.assign(cap, _EMPTY_KEY)
+        self.vals.assign(cap, -1)
+        self.mask = cap - 1
+        self.shift -= 1
+        cdef uint64_t j, i
+        for j in range(old_keys.size()):
+            if old_keys[j] != _EMPTY_KEY:
+                i = self._slot(old_keys[j])
+                while self.keys[i] != _EMPTY_KEY:
+                    i = (i + 1) & self.mask
+                self.keys[i] = old_keys[j]
+                self.vals[i] = old_vals[j]
+
+    cdef void release(self) noexcept nogil:
+        """Free the table (the trainer needs the trie only while building)."""
+        cdef vector[uint64_t] empty_keys
+        cdef vector[int32_t] empty_vals
+        self.keys.swap(empty_keys)
+        self.vals.swap(empty_vals)
+        self.used = 0
+
+    cdef int64_t memory_bytes(self) noexcept nogil:
+        return <int64_t>(self.keys.capacity() * 8 + self.vals.capacity() * 4)

@@ -1,0 +1,54 @@
+"""Shared fixtures: real corpora from ../shared/corpora (tests skip with a reason without them)."""
+from __future__ import annotations
+
+import itertools
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
+CORPORA = SHARED / "corpora"
+VOCAB = SHARED / "vocab"
+EXAMPLE_TEXT = REPO / "examples" / "data" / "devils_dictionary.txt"
+
+
+def corpus(name: str) -> Path:
+    path = CORPORA / name
+    if not path.is_file():
+        pytest.skip(f"real corpus {path} not available (set HF_GREEDTOK_SHARED)")
+    return path
+
+
+def head_counts(name: str, n: int) -> Counter:
+    """The first n entries of a word<TAB>count table, as {word: count} (no pre-tokenization)."""
+    counts: Counter = Counter()
+    with open(corpus(name), encoding="utf-8") as f:
+        for line in itertools.islice(f, n):
+            word, count = line.rstrip("\n").split("\t")
+            counts[word] += int(count)
+    return counts
+
+
+@pytest.fixture(scope="session")
+def english_counts() -> Counter:
+    """20,000 real English words (Wikipedia 2012 counts) with a leading space, as GPT-2 sees them."""
+    return Counter({" " + w: c for w, c in head_counts("en_wiki2012_wordcounts.tsv", 20_000).items()})
+
+
+@pytest.fixture(scope="session")
+def hindi_counts() -> Counter:
+    """10,000 real Hindi words (news counts), Devanagari, with a leading space."""
+    return Counter({" " + w: c for w, c in head_counts("hi_news_wordcounts.tsv", 10_000).items()})
+
+
+@pytest.fixture(scope="session")
+def hindi_text() -> str:
+    return corpus("hi_devdas.txt").read_text(encoding="utf-8")[:60_000]
+
+
+@pytest.fixture(scope="session")
+def english_text() -> str:
+    return corpus("en_brown.txt").read_text(encoding="utf-8")[:60_000]

@@ -1,0 +1,96 @@
+"""Small builders and a literal, slow implementation of the paper's Algorithms 1-3 for checks."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from hf_greedtok._trainer import GreedTokCore
+from hf_greedtok.models import GreedTokModel, pack_units
+
+
+def make_core(words: dict[str, int], *, max_len: int = 16, candidates: Sequence[str] | None = None,
+              pinned: Sequence[str] = (), min_frequency: int = 1) -> GreedTokCore:
+    """A trainer core over character units (code points) of the given words."""
+    units, offsets = pack_units(list(words))
+    counts = np.fromiter(words.values(), dtype=np.int64, count=len(words))
+    pu, po = pack_units(list(pinned))
+    cu, co = pack_units(list(candidates or []))
+    return GreedTokCore(units, offsets, counts, max_len, min_frequency, pu, po, cu, co, candidates is not None)
+
+
+def core_ranking(core: GreedTokCore) -> list[str]:
+    units, offsets = core.ranked_units()
+    return ["".join(map(chr, units[offsets[r]:offsets[r + 1]])) for r in range(len(offsets) - 1)]
+
+
+def char_model(ranked: Sequence[str], alphabet: Iterable[str]) -> GreedTokModel:
+    return GreedTokModel(list(ranked), unit_kind="chars", alphabet=alphabet)
+
+
+def token_strings(model: GreedTokModel, word: str, mode: str = "cover") -> list[str]:
+    return [model.id_to_token(i) for i in model.encoder.encode_word(word, mode)]
+
+
+# ---------------------------------------------------------------- literal Algorithms 1-3
+
+def can_cover(m: list[int], t: str, w: str, i: int) -> bool:
+    """Algorithm 2 (CANCOVER)."""
+    return (i == 0 or m[i - 1] == 0) and (i + len(t) == len(w) or m[i + len(t) - 1] == 0)
+
+
+def occurrences(t: str, w: str) -> list[int]:
+    return [i for i in range(len(w) - len(t) + 1) if w.startswith(t, i)]
+
+
+def score(t: str, words: dict[str, int], state: dict[str, list[int]]) -> int:
+    """Algorithm 3 (SCORE) with an explicit copy M' of the state."""
+    s = 0
+    for w, c in words.items():
+        m = list(state[w])
+        for i in occurrences(t, w):
+            if can_cover(m, t, w, i):
+                s += c * sum(1 for j in range(i, i + len(t) - 1) if m[j] == 0)
+                for j in range(i, i + len(t) - 1):
+                    m[j] = 1
+    return s
+
+
+def naive_greedtok(words: dict[str, int], candidates: Iterable[str], k: int,
+                   pinned: Sequence[str] = ()) -> tuple[list[str], list[int], dict[str, list[int]]]:
+    """Algorithm 1, literally: rescore every candidate every step. Ties: shorter, then smaller."""
+    state = {w: [0] * max(0, len(w) - 1) for w in words}
+    chosen: list[str] = []
+    gains: list[int] = []
+    pool = set(candidates) | set(pinned)
+    while len(chosen) < k:
+        if len(chosen) < len(pinned):
+            tau = pinned[len(chosen)]
+        else:
+            live = {t: score(t, words, state) for t in pool if t not in chosen}
+            if not live:
+                break
+            tau = min(live, key=lambda t: (-live[t], len(t), t))
+            if live[tau] <= 0:
+                break
+        gain = score(tau, words, state)
+        chosen.append(tau)
+        gains.append(gain)
+        for w in words:
+            for i in occurrences(tau, w):
+                if can_cover(state[w], tau, w, i):
+                    for j in range(i, i + len(tau) - 1):
+                        state[w][j] = len(chosen)
+    return chosen, gains, state
+
+
+def partition_lengths(m: list[int]) -> list[int]:
+    """Token lengths of a word from its state M (zeros delimit tokens)."""
+    lengths, run = [], 1
+    for gap in m:
+        if gap:
+            run += 1
+        else:
+            lengths.append(run)
+            run = 1
+    return lengths + [run]
