@@ -218,8 +218,11 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
         CorpusError: an item that is not a str, or a word too long (item index given).
     """
     procs = _num_proc(num_proc)
-    if isinstance(texts, (list, tuple)) and sum(map(len, texts[:1000])) * max(1, len(texts) // 1000) < _PARALLEL_MIN_BYTES:
-        procs = 1
+    if isinstance(texts, (list, tuple)):
+        sample = texts[:1000]
+        estimate = sum(len(t) for t in sample if isinstance(t, str)) * len(texts) / max(1, len(sample))
+        if estimate < _PARALLEL_MIN_BYTES:
+            procs = 1
     batches = _text_batches(tqdm(texts, desc="counting words", unit=" texts", disable=not show_progress), source)
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict"), procs)
 

@@ -1,0 +1,78 @@
+"""The hf-greedtok command line: train, evaluate --json, encode; errors exit 2 with a message."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import EXAMPLE_TEXT, corpus
+
+from hf_greedtok import Tokenizer
+from hf_greedtok.cli import main
+
+
+def test_train_evaluate_encode_on_the_example_text(tmp_path, capsys):
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "--output", str(out), "--quiet"]) == 0
+    assert "final vocab size 756" in capsys.readouterr().out
+    tok = Tokenizer.load(out)
+    assert len(tok.model.ranked_tokens) == 500
+
+    assert main(["evaluate", str(out), str(EXAMPLE_TEXT), "--json", "--quiet"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    for key in ("tokens_per_word", "chars_per_token", "tokens_cover", "tokens_optimal", "token_saving_ratio"):
+        assert key in metrics
+    # Evaluating on the training text reproduces the trainer's objective exactly.
+    assert metrics["tokens_cover"] == tok.training_info["objective_tokens"]
+    assert metrics["tokens_optimal"] <= metrics["tokens_cover"]
+    assert metrics["token_saving_ratio"] == pytest.approx(1 - metrics["tokens_optimal"] / metrics["tokens_cover"])
+
+    assert main(["encode", str(out), "Ambrose Bierce, 1911 — ok"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["round_trip"] and shown["decoded"] == "Ambrose Bierce, 1911 — ok"
+
+
+def test_train_on_count_table_with_max_token_length(tmp_path, capsys):
+    out = tmp_path / "wiki"
+    table = corpus("hi_news_wordcounts.tsv")
+    assert main(["train", str(table), "--counts", "--vocab-size", "300", "--max-token-length", "6",
+                 "--output", str(out), "--quiet"]) == 0
+    tok = Tokenizer.load(out)
+    assert max(len(t) for t in tok.model.ranked_tokens) <= 6
+    assert main(["evaluate", str(out), str(table), "--counts", "--json"]) == 0
+    metrics = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert metrics["tokens_cover"] == tok.training_info["objective_tokens"]
+
+
+def test_existing_output_directory_is_an_error_and_untouched(tmp_path, capsys):
+    out = tmp_path / "exists"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "10", "-o", str(out), "--quiet"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_bad_input_exits_2_with_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("the\t1\nof\tmany\n")
+    assert main(["train", str(bad), "--counts", "-k", "5", "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}, line 2" in err and "not an integer" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_console_script_is_installed():
+    exe = shutil.which("hf-greedtok")
+    if exe is None:
+        pytest.skip("hf-greedtok entry point not on PATH (package not installed, only built in place)")
+    result = subprocess.run([exe, "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "train" in result.stdout
+
+
+def test_module_entry_point():
+    result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", "--help"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and "--vocab-size" in result.stdout
