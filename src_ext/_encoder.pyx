@@ -54,15 +54,22 @@ cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
 
 cdef struct CacheEntry:
     uint64_t hash
-    int64_t key_off
-    int64_t val_off
+    int32_t key_off      # -1: empty slot
+    int32_t val_off
     int32_t key_len
     int32_t val_len
 
 
+cdef int64_t CACHE_MIN_SLOTS = 1 << 12
+
+
 @cython.final
 cdef class _Worker:
-    """Per-thread scratch buffers plus one word cache per mode (never shared by two threads)."""
+    """Per-thread scratch buffers plus one word cache per mode (never shared by two threads).
+
+    The cache is an open-addressing table over arenas of keys (units) and values (ids); it
+    starts small, doubles at half load, and is cleared when it holds CACHE_MAX_ENTRIES words.
+    """
     cdef vector[CacheEntry] table[2]
     cdef vector[uint32_t] keys[2]
     cdef vector[int32_t] vals[2]
@@ -88,10 +95,25 @@ cdef class _Worker:
         empty.val_off = 0
         empty.key_len = 0
         empty.val_len = 0
-        self.table[m].assign(2 * CACHE_MAX_ENTRIES, empty)
+        self.table[m].assign(CACHE_MIN_SLOTS, empty)
         self.keys[m].clear()
         self.vals[m].clear()
         self.used[m] = 0
+
+    cdef void _grow(self, int m) noexcept nogil:
+        cdef vector[CacheEntry] old
+        old.swap(self.table[m])
+        cdef CacheEntry empty = old[0]
+        empty.key_off = -1
+        self.table[m].assign(2 * old.size(), empty)
+        cdef uint64_t mask = self.table[m].size() - 1, i
+        cdef size_t j
+        for j in range(old.size()):
+            if old[j].key_off >= 0:
+                i = old[j].hash & mask
+                while self.table[m][i].key_off >= 0:
+                    i = (i + 1) & mask
+                self.table[m][i] = old[j]
 
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
         """Index of the cache entry for this word, or -1."""
@@ -111,15 +133,17 @@ cdef class _Worker:
                      const int32_t* ids, int64_t k) noexcept nogil:
         if self.used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
+        if 2 * (self.used[m] + 1) > <int64_t>self.table[m].size():
+            self._grow(m)
         cdef uint64_t mask = self.table[m].size() - 1
         cdef uint64_t i = h & mask
         while self.table[m][i].key_off >= 0:
             i = (i + 1) & mask
         cdef CacheEntry* e = &self.table[m][i]
         e.hash = h
-        e.key_off = self.keys[m].size()
+        e.key_off = <int32_t>self.keys[m].size()
         e.key_len = <int32_t>n
-        e.val_off = self.vals[m].size()
+        e.val_off = <int32_t>self.vals[m].size()
         e.val_len = <int32_t>k
         self.keys[m].insert(self.keys[m].end(), u, u + n)
         self.vals[m].insert(self.vals[m].end(), ids, ids + k)

@@ -72,7 +72,8 @@ def test_console_script_is_installed():
     assert result.returncode == 0 and "train" in result.stdout
 
 
-def test_module_entry_point():
+def test_module_entry_point(tmp_path):
+    # cwd outside the repo, so the installed package is imported, not the source tree.
     result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", "--help"],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0 and "--vocab-size" in result.stdout

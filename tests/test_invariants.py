@@ -167,7 +167,7 @@ def test_ranking_identical_across_processes_and_hash_seeds(tmp_path, english_cou
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", script, str(table)], env=env,
+        out = subprocess.run([sys.executable, "-c", script, str(table)], env=env, cwd=tmp_path,
                              capture_output=True, text=True, check=True).stdout
         outputs.add(out)
     assert len(outputs) == 1
