@@ -30,6 +30,10 @@ def worker(words_path: str, k: int, max_len: int) -> None:
                       "tokens": [t.hex() for t in tok.model.ranked_tokens]}))
 
 
+def runs(results: list[dict]) -> str:
+    return ", ".join(f"{r['total_s']:.2f}" for r in results)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--k", type=int, default=5000)
@@ -58,13 +62,13 @@ def main() -> None:
     print("| implementation | setup s | total s (best of %d) | all runs s | peak RSS MB |" % args.repeat)
     print("|---|---|---|---|---|")
     print(f"| hf-greedtok | {best['setup_s']:.2f} | {best['total_s']:.2f} | "
-          f"{', '.join(f'{r['total_s']:.2f}' for r in ours)} | {max(r['peak_rss_mb'] for r in ours):.0f} |")
+          f"{runs(ours)} | {max(r['peak_rss_mb'] for r in ours):.0f} |")
     if not ref:
         print("reference greedtok 0.14.1 not available: set GREEDTOK_REF_PYTHON", file=sys.stderr)
         return
     rbest = min(ref, key=lambda r: r["total_s"])
     print(f"| greedtok 0.14.1 | {rbest['setup_s']:.2f} | {rbest['total_s']:.2f} | "
-          f"{', '.join(f'{r['total_s']:.2f}' for r in ref)} | {max(r['peak_rss_mb'] for r in ref):.0f} |")
+          f"{runs(ref)} | {max(r['peak_rss_mb'] for r in ref):.0f} |")
     ours_obj, ref_obj = sum(best["gains"]), sum(rbest["gains"])
     same_steps = sum(a == b for a, b in zip(best["gains"], rbest["gains"]))
     print(f"\nspeed-up (reference / ours, best runs): {rbest['total_s'] / best['total_s']:.2f}x  (goal >= 5x)")

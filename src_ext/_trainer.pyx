@@ -230,6 +230,12 @@ cdef class GreedTokCore:
         # Pass 1: substrings of length 2..max_walk with count-weighted frequencies. The node
         # of every step is kept (-1 where a walk stopped) so pass 2 need not walk again.
         cdef vector[int32_t] steps
+        cdef int64_t n_steps = 0
+        for w in range(self.n_words):     # exact size: a doubling vector would overshoot 2x
+            n = self.word_off[w + 1] - self.word_off[w]
+            for i in range(n):
+                n_steps += max(0, min(n - i, max_walk) - 1)
+        steps.reserve(n_steps)
         for w in range(self.n_words):
             off = self.word_off[w]
             n = self.word_off[w + 1] - off
