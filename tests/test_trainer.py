@@ -149,3 +149,14 @@ def test_vocab_size_counts_learned_tokens_and_reports_final_size(english_counts)
     assert tok.vocab_size == 1 + 256 + 100 == tok.training_info["final_vocab_size"]
     assert tok.token_to_id("<|endoftext|>") == 0
     assert isinstance(tok.pre_tokenizer, ByteLevel)
+
+
+def test_train_from_datasets_column_equals_training_on_the_same_texts(hindi_text):
+    datasets = pytest.importorskip("datasets")
+    lines = [line for line in hindi_text.splitlines() if line]
+    ds = datasets.Dataset.from_dict({"text": lines, "n": list(range(len(lines)))})
+    from_ds = GreedTokTrainer(200, show_progress=False).train_from_dataset(ds, "text", num_proc=1)
+    from_list = GreedTokTrainer(200, show_progress=False).train_from_iterator(lines, num_proc=1)
+    assert from_ds.model.ranked_tokens == from_list.model.ranked_tokens
+    with pytest.raises(ValueError, match="no column 'body'"):
+        GreedTokTrainer(10, show_progress=False).train_from_dataset(ds, "body")
