@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 from .core import Tokenizer
 from .evaluation import evaluate_word_counts
-from .file_format import GreedTokFileError, _umask
+from .file_format import GreedTokFileError, current_umask
 from .pre_tokenizers import pre_tokenizer_from_name
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
 from .word_counts import ENCODING_ERRORS, CorpusError, count_words_in_files, read_count_tables
@@ -81,7 +81,7 @@ def _train(args: argparse.Namespace) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        tmp.chmod(0o777 & ~_umask())   # mkdtemp creates 0700
+        tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
         tok.save(tmp)
         if out.exists():
             shutil.rmtree(out)

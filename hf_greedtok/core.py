@@ -101,9 +101,10 @@ class Tokenizer:
                 raise TypeError(f"text {len(bounds) - 1} is {type(text).__name__}, expected str")
             segments.extend(self._segments(text, allow_special))
             bounds.append(len(segments))
-        words = ["" if isinstance(s, int) else s for s in segments]
+        specials = any(isinstance(s, int) for s in segments)
+        words = ["" if isinstance(s, int) else s for s in segments] if specials else segments
         ids, offsets = self.model.encode_words(words, mode, num_threads)
-        if len(words) != sum(isinstance(s, (str, bytes)) for s in segments):
+        if specials:
             ids, offsets = _splice_specials(ids, offsets, segments)
         return [ids[offsets[a]:offsets[b]] for a, b in zip(bounds, bounds[1:])]
 

@@ -51,7 +51,8 @@ def _digest(model: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process umask (os.umask can only be read by setting it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -67,7 +68,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp creates 0600; give the usual file mode
+        os.chmod(tmp, 0o666 & ~current_umask())   # mkstemp creates 0600; give the usual file mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from ._encoder import RankedEncoder
-from .pre_tokenizers import Token
+from .pre_tokenizers import ByteLevel, Token
 
 Mode = Literal["cover", "optimal"]
 MODES = ("cover", "optimal")
@@ -108,7 +108,6 @@ class GreedTokModel:
         self._id_to_str: list[Optional[str]] = [None] * size
         self._id_to_bytes: list[bytes] = [b""] * size
         self._special_ids: set[int] = set(ids["specials"].values())
-        from .pre_tokenizers import ByteLevel
         show = ByteLevel.token_to_str if self.unit_kind == "bytes" else (lambda t: t)
         for s, i in ids["specials"].items():
             self._set(i, s, s.encode("utf-8"))

@@ -19,11 +19,11 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 from tqdm.auto import tqdm
 
+from ._trainer import MAX_WORD_UNITS
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 
 ENCODING_ERRORS = ("strict", "replace", "ignore")
-MAX_WORD_UNITS = 65535          # the trainer stores positions inside a word as uint16
 _CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
 

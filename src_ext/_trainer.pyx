@@ -32,9 +32,10 @@ from libcpp.algorithm cimport sort as cpp_sort
 
 import numpy as np
 
-DEF FLAG_PINNED = 1
-DEF FLAG_ALLOWED = 2
-MAX_WORD_UNITS = 65535
+cdef enum:
+    FLAG_PINNED = 1
+    FLAG_ALLOWED = 2
+MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 
 
 cdef struct HeapEntry:
@@ -120,7 +121,6 @@ cdef class GreedTokCore:
     cdef readonly bint exhausted
     cdef readonly int64_t score_rises
     cdef readonly int64_t score_mismatches
-    cdef readonly int64_t build_peak_bytes
     cdef vector[uint8_t] old_cov
     cdef vector[int32_t] pref_old
     cdef vector[int32_t] pref_new
@@ -335,8 +335,6 @@ cdef class GreedTokCore:
                 self.cm_pos[cursor[cand]] = <int32_t>(off + (local[t] & 0xFFFF))
                 cursor[cand] += 1
             self.wm_off[w + 1] = k
-        self.build_peak_bytes = self._memory_bytes() + trie.memory_bytes() + <int64_t>n_nodes * 8 \
-            + <int64_t>steps.capacity() * 4
         trie.release()
         steps.clear()
         steps.shrink_to_fit()

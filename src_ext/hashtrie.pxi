@@ -112,6 +112,3 @@ cdef class HashTrie:
         self.keys.swap(empty_keys)
         self.vals.swap(empty_vals)
         self.used = 0
-
-    cdef int64_t memory_bytes(self) noexcept nogil:
-        return <int64_t>(self.keys.capacity() * 8 + self.vals.capacity() * 4)

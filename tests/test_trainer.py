@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import core_ranking, make_core, naive_greedtok, partition_lengths
+from helpers import can_cover, core_ranking, make_core, naive_greedtok, occurrences, partition_lengths, score
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Metaspace
 
@@ -42,12 +42,10 @@ def test_scores_stay_exact_after_every_step_on_real_words(english_counts):
     # After each step the incrementally kept scores equal SCORE recomputed from scratch.
     words = dict(list(english_counts.items())[:300])
     core = make_core(words, max_len=6)
-    from helpers import score
     chosen_state = {w: [0] * (len(w) - 1) for w in words}
     for _ in range(15):
         core.step(1)
         tau = core_ranking(core)[-1]
-        from helpers import can_cover, occurrences
         for w in words:
             for i in occurrences(tau, w):
                 if can_cover(chosen_state[w], tau, w, i):
@@ -59,8 +57,7 @@ def test_scores_stay_exact_after_every_step_on_real_words(english_counts):
 
 
 def test_scores_never_rose_on_real_english(english_counts):
-    tok = GreedTokTrainer(1000, show_progress=False)
-    trainer = tok
+    trainer = GreedTokTrainer(1000, show_progress=False)
     trainer.train_from_counts(english_counts)
     # The heap handles rises exactly anyway; this records that real data shows none.
     assert trainer.core.score_rises == 0
