@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -39,10 +38,10 @@ import numpy as np  # noqa: E402
 import tokenizers  # noqa: E402
 from tokenizers import Regex, models, pre_tokenizers, trainers  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from common import CORPORA  # noqa: E402
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, count_words_in_files  # noqa: E402
+from hf_greedtok.evaluation import evaluate_word_counts  # noqa: E402
 from hf_greedtok.pre_tokenizers import GPT4_PATTERN  # noqa: E402
 
 DEFAULT_CORPORA = ("en_brown.txt", "en_shakespeare_milton.txt")
@@ -108,16 +107,15 @@ def bench(path: Path, ks: list[int], max_token_length: int) -> tuple[list[dict[s
     check["seconds"] = round(time.perf_counter() - t0, 2)
     words = list(wc)
     counts = np.fromiter(wc.values(), dtype=np.int64, count=len(words))
-    n_words = int(counts.sum())
-    n_chars = int(np.dot(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts))
     rows = []
     for k in ks:
         t1 = time.perf_counter()
         gt = GreedTokTrainer(k, max_token_length=max_token_length, show_progress=False).train_from_counts(
             wc, source=str(path))
         t_gt = time.perf_counter() - t1
-        cover = int(np.dot(np.diff(gt.encode_words(words, mode="cover")[1]), counts))
-        optimal = int(np.dot(np.diff(gt.encode_words(words, mode="optimal")[1]), counts))
+        metrics = evaluate_word_counts(gt, wc)
+        cover, optimal = metrics["tokens_cover"], metrics["tokens_optimal"]
+        n_words, n_chars = metrics["words"], metrics["characters"]
         t1 = time.perf_counter()
         bpe = train_bpe(path, k)
         t_bpe = time.perf_counter() - t1
@@ -149,7 +147,7 @@ def bench(path: Path, ks: list[int], max_token_length: int) -> tuple[list[dict[s
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpora-dir", type=Path, default=REPO.parent / "shared" / "corpora")
+    ap.add_argument("--corpora-dir", type=Path, default=CORPORA)
     ap.add_argument("--corpora", nargs="+", default=list(DEFAULT_CORPORA), help="file names in --corpora-dir")
     ap.add_argument("--k", nargs="+", type=int, default=[1000, 5000])
     ap.add_argument("--max-token-length", type=int, default=24)
