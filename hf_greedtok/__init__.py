@@ -2,7 +2,10 @@
 
 Components follow HF ``tokenizers``' layout: :mod:`.normalizers`, :mod:`.pre_tokenizers`,
 :mod:`.models` (the ranked vocabulary and its cover/optimal encoders), :mod:`.trainers`;
-:class:`Tokenizer` (in :mod:`.core`) chains them.
+:class:`Tokenizer` (in :mod:`.core`) chains them natively. :mod:`.hf_pipeline` builds the same
+pipeline as a ``tokenizers.Tokenizer``, and :class:`GreedTokTokenizerFast` (in
+:mod:`.tokenization_greedtok`) is the transformers tokenizer. Importing this package registers
+it with ``AutoTokenizer``.
 """
 from .core import Tokenizer
 from .file_format import GreedTokFileError
@@ -11,10 +14,16 @@ from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import ByteLevel, Metaspace
 from .trainers import GreedTokTrainer
 from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
+from .hf_pipeline import export_optimal_tokenizer_json
+from .tokenization_greedtok import GreedTokTokenizerFast
+from ._auto import GreedTokConfig, register_auto_classes
 
 __version__ = "0.1.0"
 
+register_auto_classes()
+
 __all__ = [
-    "ByteLevel", "CorpusError", "GreedTokFileError", "GreedTokModel", "GreedTokTrainer", "Metaspace",
-    "Tokenizer", "UnicodeNormalizer", "count_words", "count_words_in_files", "read_count_tables",
+    "ByteLevel", "CorpusError", "GreedTokConfig", "GreedTokFileError", "GreedTokModel",
+    "GreedTokTokenizerFast", "GreedTokTrainer", "Metaspace", "Tokenizer", "UnicodeNormalizer",
+    "count_words", "count_words_in_files", "export_optimal_tokenizer_json", "read_count_tables",
 ]

@@ -1,6 +1,7 @@
 """The ``hf-greedtok`` command: train, evaluate, encode.
 
     hf-greedtok train INPUT... --vocab-size K --output DIR [--counts] [--max-token-length N]
+        (DIR is a transformers folder: AutoTokenizer.from_pretrained(DIR) after import hf_greedtok)
     hf-greedtok evaluate DIR INPUT... [--counts] --json
     hf-greedtok encode DIR TEXT [--mode cover|optimal]
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .core import Tokenizer
+from .tokenization_greedtok import GreedTokTokenizerFast
 from .evaluation import evaluate_word_counts
 from .file_format import GreedTokFileError, current_umask
 from .pre_tokenizers import pre_tokenizer_from_name
@@ -37,6 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--pre-tokenizer", default="byte-level", choices=["byte-level", "metaspace"])
     t.add_argument("--normalizer", default=None, choices=["NFC", "NFKC", "NFD", "NFKD"])
     t.add_argument("--special-token", action="append", default=[], help="a special token (repeatable)")
+    t.add_argument("--bos-token", help="beginning-of-sequence special token (added to the special tokens)")
+    t.add_argument("--eos-token", help="end-of-sequence special token (added to the special tokens)")
+    t.add_argument("--pad-token", help="padding special token (added to the special tokens)")
+    t.add_argument("--add-bos-token", action="store_true", help="the HF tokenizer adds BOS to every sequence")
+    t.add_argument("--add-eos-token", action="store_true", help="the HF tokenizer adds EOS to every sequence")
+    t.add_argument("--mode", choices=["cover", "optimal"], default="cover",
+                   help="default encoder of the saved tokenizer (default %(default)s)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
     t.add_argument("--no-prefix-space", action="store_true",
@@ -66,23 +75,32 @@ def _train(args: argparse.Namespace) -> int:
     out: Path = args.output
     if out.exists() and not args.overwrite:
         raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
+    named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
+    specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
+    for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
+        if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
+            raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
     candidates = None
     if args.candidates:
         candidates = [line.rstrip("\n") for line in args.candidates.read_text(encoding="utf-8").splitlines()]
         candidates = [c for c in candidates if c]
     trainer = GreedTokTrainer(
         args.vocab_size, max_token_length=args.max_token_length, min_frequency=args.min_frequency,
-        candidates=candidates, pinned_tokens=args.pin, special_tokens=args.special_token,
+        candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
         pre_tokenizer=pre_tokenizer_from_name(args.pre_tokenizer), normalizer=args.normalizer,
         show_progress=not args.quiet)
     tok = trainer.train(args.inputs, counts=args.counts, encoding_errors=args.encoding_errors,
                         num_proc=args.num_proc, prefix_space=not args.no_prefix_space)
+    tok.mode = args.mode
+    hf_tok = GreedTokTokenizerFast.from_greedtok(
+        tok, mode=args.mode, add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
+        **{k: v for k, v in named.items() if v})
     # Build the directory next to its destination, then rename: never a half-written DIR.
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
-        tok.save(tmp)
+        hf_tok.save_pretrained(tmp)     # tokenizer.json, greedtok.json, tokenizer_config.json, code
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -92,7 +110,7 @@ def _train(args: argparse.Namespace) -> int:
     info = tok.training_info
     stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
     print(f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
-          f"(with singletons and {len(args.special_token)} special tokens); "
+          f"(with singletons and {len(specials)} special tokens); "
           f"{info['tokens_per_word']:.4f} tokens per word on the training words; saved to {out}")
     return 0
 

@@ -176,10 +176,20 @@ class Tokenizer:
         from .foreign import tokenizer_from_hf_bpe
         return tokenizer_from_hf_bpe(Path(path))
 
+    def __reduce__(self):
+        # Pickle as the file's JSON text: deterministic, so datasets fingerprints are stable.
+        from .file_format import tokenizer_to_json
+        return (_tokenizer_from_json, (tokenizer_to_json(self),))
+
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, ranked={len(self.model.ranked_tokens)}, "
                 f"singletons={self.model.unit_kind}, pre_tokenizer={type(self.pre_tokenizer).__name__}, "
                 f"mode={self.mode!r})")
+
+
+def _tokenizer_from_json(text: str) -> Tokenizer:
+    from .file_format import tokenizer_from_json
+    return tokenizer_from_json(text)
 
 
 def _splice_specials(ids: np.ndarray, offsets: np.ndarray,

@@ -109,10 +109,15 @@ def tokenizer_to_dict(tok) -> dict[str, Any]:
     }
 
 
+def tokenizer_to_json(tok) -> str:
+    """The file's text for a :class:`~hf_greedtok.core.Tokenizer` (deterministic)."""
+    return json.dumps(tokenizer_to_dict(tok), ensure_ascii=False, indent=1) + "\n"
+
+
 def save_tokenizer(tok, directory: Path) -> Path:
     """Write ``directory/greedtok.json`` atomically; returns its path."""
     path = directory / FILE_NAME
-    atomic_write_text(path, json.dumps(tokenizer_to_dict(tok), ensure_ascii=False, indent=1) + "\n")
+    atomic_write_text(path, tokenizer_to_json(tok))
     return path
 
 
@@ -123,20 +128,31 @@ def load_tokenizer(path: Path):
         GreedTokFileError: the file is missing, is not JSON, is not ours, has an unsupported
             version, fails its checksum, or holds invalid tokens.
     """
-    from .core import Tokenizer
-    from .models import GreedTokModel
-    from .normalizers import normalizer_from_name
-    from .pre_tokenizers import pre_tokenizer_from_dict
-
     if path.is_dir():
         path = path / FILE_NAME
     if not path.is_file():
         raise GreedTokFileError(path, "no such file (expected a directory written by hf-greedtok "
                                       f"containing {FILE_NAME})")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return tokenizer_from_json(text, path)
+
+
+def tokenizer_from_json(text: str, path: Path = Path("<string>")):
+    """Parse the file's text; ``path`` only names the source in errors.
+
+    Raises:
+        GreedTokFileError: as :func:`load_tokenizer`.
+    """
+    from .core import Tokenizer
+    from .models import GreedTokModel
+    from .normalizers import normalizer_from_name
+    from .pre_tokenizers import pre_tokenizer_from_dict
+
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
                                       "the file is truncated or corrupted") from None

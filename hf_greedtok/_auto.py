@@ -1,0 +1,18 @@
+"""Registration with transformers' Auto classes (run once when hf_greedtok is imported)."""
+from __future__ import annotations
+
+from transformers import AutoTokenizer, PreTrainedConfig
+
+from .tokenization_greedtok import GreedTokTokenizerFast
+
+
+class GreedTokConfig(PreTrainedConfig):
+    """Placeholder model config: AutoTokenizer's registry is keyed by a config class."""
+
+    model_type = "greedtok"
+
+
+def register_auto_classes() -> None:
+    """Make ``AutoTokenizer.from_pretrained`` resolve ``"tokenizer_class": "GreedTokTokenizerFast"``
+    to the installed class, so saved folders load without ``trust_remote_code``."""
+    AutoTokenizer.register(GreedTokConfig, tokenizer_class=GreedTokTokenizerFast, exist_ok=True)

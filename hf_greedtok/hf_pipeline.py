@@ -1,0 +1,327 @@
+"""A GreedTok tokenizer as an HF ``tokenizers.Tokenizer`` (the backend of GreedTokTokenizerFast).
+
+The backend is made of standard, serializable components:
+
+* normalizer: ``normalizers.NFC`` (etc.) or none;
+* pre-tokenizer: byte level = ``Split(regex, "isolated")`` + ``ByteLevel(use_regex=False)``
+  (the same words as :class:`hf_greedtok.ByteLevel`); Metaspace = normalizers ``Prepend("▁")``
+  and ``Replace(" ", "▁")``, then ``Metaspace(prepend_scheme="never")``;
+* model: ``Unigram`` over the whole vocabulary in id order, every ordinary piece scored -1.0,
+  so its Viterbi returns the fewest tokens with the longest last token on ties: exactly our
+  ``optimal`` encoder (special and ``<0xNN>`` pieces score -1e6 so text never selects them;
+  Metaspace keeps Unigram's byte fallback for characters outside the alphabet);
+* decoder: ``ByteLevel``, or Llama's ``Replace`` + ``ByteFallback`` + ``Fuse`` + ``Strip``;
+  post-processor: ``TemplateProcessing``.
+
+``optimal`` mode is that file alone, pure Rust. ``cover`` mode (GreedTok Algorithm 4) cannot be
+a ``tokenizers`` Model, so one custom step is appended to the pre-tokenizer:
+:class:`GreedTokPreTokenizer` assigns the final tokens of every word with ``pretok.tokenize``
+(byte offsets, one word id per word), and the Model never runs. Custom steps cannot be
+serialized by ``tokenizers``; :func:`standard_json` writes the file with the step removed, and a
+``copyreg`` reducer registered here makes such backends picklable, deep-copyable and hashable by
+``datasets`` (rebuilt from that JSON and the ranked tokens).
+
+Threads: a backend with a custom step must not be reconfigured (padding, truncation,
+pre-tokenizer) by one thread while another encodes with it: tokenizers holds its read lock
+while waiting for the GIL the step needs (see notes/hf_integration.md, section 2.4).
+Every backend built here carries a lock (:func:`backend_lock`); GreedTokTokenizerFast takes it
+around each call, which makes that deadlock impossible through the transformers API.
+"""
+from __future__ import annotations
+
+import copyreg
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Union
+
+from tokenizers import AddedToken, Regex, Token
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
+
+from .core import Tokenizer
+from .file_format import atomic_write_text
+from .models import MODES, Mode
+from .pre_tokenizers import ByteLevel, Metaspace, bytes_to_unicode
+
+PIECE_SCORE = -1.0
+# Pieces text must never select (special tokens, <0xNN> byte fallback): Viterbi avoids them
+# because a single-unit path always exists.
+UNSELECTABLE_SCORE = -1e6
+WORD_CACHE_LIMIT = 1 << 18
+
+# byte-level display character -> the latin-1 character of the same byte value
+_DISPLAY_TO_LATIN1 = str.maketrans({c: chr(b) for b, c in bytes_to_unicode().items()})
+
+
+def _check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+    return mode  # type: ignore[return-value]
+
+
+def _check_supported(tok: Tokenizer) -> None:
+    if not isinstance(tok.pre_tokenizer, (ByteLevel, Metaspace)):
+        raise ValueError(f"the {type(tok.pre_tokenizer).__name__} pre-tokenizer has no HF export; "
+                         "only tokenizers trained by hf-greedtok (byte level or Metaspace) do")
+    n = len(tok.model._id_to_str)
+    if tok.model.vocab_size != n:
+        missing = next(i for i, s in enumerate(tok.model._id_to_str) if s is None)
+        raise ValueError(f"ids must be contiguous for an HF export, but id {missing} of {n} is unused")
+
+
+# ---------------------------------------------------------------------- standard components
+
+def unigram_vocab(tok: Tokenizer) -> list[tuple[str, float]]:
+    """(piece, score) in id order: the Unigram model's vocabulary, length ``vocab_size``."""
+    m = tok.model
+    low = set(m._ids["specials"].values())
+    if m.unit_kind == "chars":
+        low.update(m._ids["bytes"])
+    return [(s, UNSELECTABLE_SCORE if i in low else PIECE_SCORE) for i, s in enumerate(m._id_to_str)]
+
+
+def standard_normalizer(tok: Tokenizer) -> Optional[normalizers.Normalizer]:
+    """Unicode form, then (Metaspace) "▁" for spaces and a "▁" always prepended.
+
+    The prepend is a normalizer rather than ``Metaspace(prepend_scheme="always")`` because
+    that one skips texts already starting with a space, losing it on decode.
+    """
+    steps = [] if tok.normalizer is None else [getattr(normalizers, tok.normalizer.form)()]
+    pre = tok.pre_tokenizer
+    if isinstance(pre, Metaspace):
+        steps += [normalizers.Prepend(pre.replacement), normalizers.Replace(" ", pre.replacement)]
+    if not steps:
+        return None
+    return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
+
+
+def standard_pre_tokenizer(tok: Tokenizer) -> pre_tokenizers.PreTokenizer:
+    """The serializable pre-tokenizer giving the same words as ``tok.pre_tokenizer``."""
+    pre = tok.pre_tokenizer
+    if isinstance(pre, ByteLevel):
+        return pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(pre.pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    return pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
+
+
+def standard_decoder(tok: Tokenizer) -> decoders.Decoder:
+    pre = tok.pre_tokenizer
+    if isinstance(pre, ByteLevel):
+        return decoders.ByteLevel()
+    # Llama's decoder: the one space the normalizer prepended is stripped from the whole text.
+    return decoders.Sequence([decoders.Replace(pre.replacement, " "), decoders.ByteFallback(),
+                              decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+
+
+def template_post_processor(bos: Optional[tuple[str, int]] = None,
+                            eos: Optional[tuple[str, int]] = None) -> processors.TemplateProcessing:
+    """``[BOS] $A [EOS]`` (pairs: ``[BOS] $A [EOS] [BOS] $B [EOS]``) with the given (token, id)."""
+    b = f"{bos[0]}:0 " if bos else ""
+    e = f" {eos[0]}:0" if eos else ""
+    single = f"{b}$A:0{e}"
+    pair = f"{single} {b.replace(':0', ':1')}$B:1{e.replace(':0', ':1')}"
+    return processors.TemplateProcessing(single=single, pair=pair,
+                                         special_tokens=[t for t in (bos, eos) if t])
+
+
+# ---------------------------------------------------------------------- the cover step
+
+class _WordCache(dict):
+    """word (as the HF pre-tokenizer shows it) -> list[tokenizers.Token]; misses are encoded.
+
+    A dict subclass so that hits cost one C-level lookup when HF calls ``cache.__getitem__``.
+    """
+
+    def __init__(self, tok: Tokenizer, mode: Mode) -> None:
+        super().__init__()
+        m = tok.model
+        self._encoder = m.encoder
+        self._mode = mode
+        self._byte_level = m.unit_kind == "bytes"
+        self._values = m._id_to_str
+        # UTF-8 length of each token in the HF pre-tokenizer's normalized string
+        self._span = [0 if s is None else len(s.encode("utf-8")) for s in m._id_to_str]
+        self._byte_ids = {} if self._byte_level else {i: b for b, i in enumerate(m._ids["bytes"])}
+
+    def __missing__(self, word: str) -> list[Token]:
+        if len(self) >= WORD_CACHE_LIMIT:
+            self.clear()
+        units = word.translate(_DISPLAY_TO_LATIN1).encode("latin-1") if self._byte_level else word
+        ids = self._encoder.encode_word(units, self._mode)
+        tokens = []
+        pos = 0
+        if self._byte_level:
+            for i in ids:
+                end = pos + self._span[i]
+                tokens.append(Token(i, self._values[i], (pos, end)))
+                pos = end
+        else:
+            pending = 0                 # byte-fallback tokens left in the current character
+            for i in ids:
+                b = self._byte_ids.get(i)
+                if b is None:
+                    end = pos + self._span[i]
+                    tokens.append(Token(i, self._values[i], (pos, end)))
+                    pos = end
+                    continue
+                if pending == 0:        # a lead byte: every byte token spans the whole character
+                    width = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+                    pending = width
+                tokens.append(Token(i, self._values[i], (pos, pos + width)))
+                pending -= 1
+                if pending == 0:
+                    pos += width
+        self[word] = tokens
+        return tokens
+
+
+class GreedTokPreTokenizer:
+    """Custom pre-tokenizer step that assigns GreedTok's tokens to every pre-tokenized word.
+
+    Use it last in a ``pre_tokenizers.Sequence`` after the standard steps of
+    :func:`standard_pre_tokenizer`, wrapped with ``PreTokenizer.custom``. Each word keeps one
+    word id; token offsets are byte offsets in the word, as ``pretok.tokenize`` requires.
+
+    Args:
+        tok: the GreedTok tokenizer whose model encodes the words.
+        mode: "cover" (GreedTok Algorithm 4) or "optimal" (minimum-token DP).
+
+    Raises:
+        ValueError: unknown mode.
+    """
+
+    def __init__(self, tok: Tokenizer, mode: Mode = "cover") -> None:
+        self.mode = _check_mode(mode)
+        self._cache = _WordCache(tok, self.mode)
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.tokenize(self._cache.__getitem__)
+
+    def encode_word(self, word: str) -> list[int]:
+        """Ids of one word as the standard pre-tokenizer shows it (e.g. "Ġthe")."""
+        return [t.id for t in self._cache[word]]
+
+
+@dataclass
+class _Attachment:
+    """What a backend with a custom step needs to be serialized and rebuilt."""
+
+    tokenizer: Tokenizer
+    mode: Mode
+    step: GreedTokPreTokenizer
+    lock: threading.RLock
+
+
+def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
+    """The ``tokenizers.Tokenizer`` that encodes like ``tok.encode(text, mode=mode)``.
+
+    ``optimal`` gives a standard backend; ``cover`` appends :class:`GreedTokPreTokenizer`.
+    No post-processor is set (transformers sets BOS/EOS); special tokens are added as special
+    added tokens with their GreedTok ids.
+
+    Raises:
+        ValueError: unknown mode, or a tokenizer with no HF form (foreign pre-tokenizer,
+            non-contiguous ids).
+    """
+    _check_mode(mode)
+    _check_supported(tok)
+    backend = HFTokenizer(models.Unigram(unigram_vocab(tok), unk_id=_unk_id(tok),
+                                         byte_fallback=tok.model.unit_kind == "chars"))
+    backend.normalizer = standard_normalizer(tok)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok)
+    backend.decoder = standard_decoder(tok)
+    if tok.model.special_tokens:
+        backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
+                                    for s in tok.model.special_tokens])
+    return attach(backend, tok, mode)
+
+
+def _unk_id(tok: Tokenizer) -> Optional[int]:
+    # Unigram needs an unk id before byte fallback can replace unknown characters; the
+    # fallback always succeeds (all 256 <0xNN> pieces exist), so this id is never emitted.
+    return tok.model._ids["bytes"][0] if tok.model.unit_kind == "chars" else None
+
+
+def attach(backend: HFTokenizer, tok: Tokenizer, mode: Mode) -> HFTokenizer:
+    """Give ``backend`` (standard components) the encoder of ``mode`` and a lock; returns it."""
+    step = GreedTokPreTokenizer(tok, mode)
+    if mode == "cover":
+        backend.pre_tokenizer = pre_tokenizers.Sequence(
+            [standard_pre_tokenizer(tok), pre_tokenizers.PreTokenizer.custom(step)])
+    backend._greedtok = _Attachment(tok, mode, step, threading.RLock())
+    return backend
+
+
+def attachment(backend: HFTokenizer) -> Optional[_Attachment]:
+    return backend.__dict__.get("_greedtok")
+
+
+def backend_lock(backend: HFTokenizer) -> threading.RLock:
+    """The lock to hold while encoding with or reconfiguring ``backend``."""
+    att = attachment(backend)
+    if att is None:
+        raise ValueError("not a backend built by hf_greedtok.hf_pipeline.build_backend")
+    return att.lock
+
+
+def standard_json(backend: HFTokenizer) -> str:
+    """``backend`` as tokenizer.json text, the custom step (if any) left out.
+
+    The result is a pure Unigram tokenizer: exactly the ``optimal`` encoder.
+    """
+    att = attachment(backend)
+    if att is None or att.mode != "cover":
+        return backend.to_str()
+    with att.lock:
+        custom = backend.pre_tokenizer
+        backend.pre_tokenizer = standard_pre_tokenizer(att.tokenizer)
+        try:
+            return backend.to_str()
+        finally:
+            backend.pre_tokenizer = custom
+
+
+def _rebuild_backend(tokenizer_json: str, tok: Tokenizer, mode: Mode) -> HFTokenizer:
+    return attach(HFTokenizer.from_str(tokenizer_json), tok, mode)
+
+
+def _reduce_backend(backend: HFTokenizer):
+    att = attachment(backend)
+    if att is None:
+        return backend.__reduce_ex__(2)
+    return (_rebuild_backend, (standard_json(backend), att.tokenizer, att.mode))
+
+
+# pickle, copy.deepcopy, dill (datasets' multiprocess) and datasets' fingerprint Hasher all
+# consult copyreg's dispatch table; the Rust class cannot be subclassed or given __reduce__.
+copyreg.pickle(HFTokenizer, _reduce_backend)
+
+
+def export_optimal_tokenizer_json(tok: Tokenizer, path: Union[str, Path], *,
+                                  bos_token: Optional[str] = None,
+                                  eos_token: Optional[str] = None) -> Path:
+    """Write a standard ``tokenizer.json`` that encodes exactly like ``tok`` in ``optimal`` mode.
+
+    It loads with ``tokenizers.Tokenizer.from_file`` or ``AutoTokenizer`` with no custom code
+    (Unigram, all scores equal; see the module docstring). ``bos_token``/``eos_token`` must be
+    special tokens of ``tok``; they are added by a ``TemplateProcessing`` post-processor.
+    The file is written atomically.
+
+    Raises:
+        ValueError: bos/eos not among the special tokens, or a tokenizer with no HF form.
+    """
+    backend = build_backend(tok, "optimal")
+    ids = tok.model.special_token_ids
+    ends = []
+    for name, t in (("bos_token", bos_token), ("eos_token", eos_token)):
+        if t is not None and t not in ids:
+            raise ValueError(f"{name} {t!r} is not a special token of this tokenizer "
+                             f"(special tokens: {tok.model.special_tokens})")
+        ends.append((t, ids[t]) if t is not None else None)
+    backend.post_processor = template_post_processor(*ends)
+    path = Path(path)
+    atomic_write_text(path, json.dumps(json.loads(backend.to_str()), ensure_ascii=False, indent=2) + "\n")
+    return path

@@ -1,0 +1,235 @@
+"""GreedTokTokenizerFast: a GreedTok tokenizer as a transformers fast tokenizer.
+
+Example:
+    >>> import hf_greedtok                                   # registers with AutoTokenizer
+    >>> from transformers import AutoTokenizer
+    >>> tok = AutoTokenizer.from_pretrained("devil-tokenizer")   # doctest: +SKIP
+    >>> tok(["The cynic", "is a blackguard."], padding=True, return_tensors="np")  # doctest: +SKIP
+
+This file is also the remote code of every saved folder (``auto_map``): transformers copies it
+next to ``tokenizer.json``, so it imports hf_greedtok absolutely and registers nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Optional, Union
+
+from transformers import PreTrainedTokenizerFast
+
+from hf_greedtok.core import Tokenizer
+from hf_greedtok.file_format import FILE_NAME, atomic_write_text, load_tokenizer, tokenizer_to_json
+from hf_greedtok.hf_pipeline import attachment, backend_lock, build_backend, standard_json, unigram_vocab
+from hf_greedtok.models import MODES
+from hf_greedtok.pre_tokenizers import replace_surrogates
+from hf_greedtok.trainers import GreedTokTrainer
+from hf_greedtok.word_counts import count_words
+
+TOKENIZER_FILE = "tokenizer.json"
+
+
+class GreedTokTokenizerFast(PreTrainedTokenizerFast):
+    """A GreedTok tokenizer with the full transformers tokenizer API.
+
+    Padding, truncation (with stride and overflow), text pairs, offsets (characters of the
+    input), ``word_ids`` (one per pre-tokenized word), tensors, added and special tokens, chat
+    templates and ``save_pretrained``/``push_to_hub`` behave as for any fast tokenizer.
+
+    Args:
+        vocab_file: path of the ranked token file ``greedtok.json`` (what ``from_pretrained``
+            passes); or give ``greedtok``.
+        greedtok: a trained :class:`hf_greedtok.Tokenizer` (e.g. from ``GreedTokTrainer``).
+        mode: "cover" (GreedTok Algorithm 4, the partition the trainer optimised; a native
+            step inside the HF pipeline) or "optimal" (fewest tokens; pure Rust Unigram);
+            defaults to the file's mode.
+        bos_token, eos_token, pad_token, unk_token: special tokens, as for any HF tokenizer;
+            new ones are added after the vocabulary.
+        add_bos_token, add_eos_token: add BOS/EOS through the post-processor.
+        **kwargs: passed to ``PreTrainedTokenizerFast`` (``model_max_length``,
+            ``padding_side``, ``chat_template``, ...).
+
+    Raises:
+        ValueError: unknown mode; neither ``vocab_file`` nor ``greedtok``; a ``tokenizer.json``
+            whose vocabulary differs from the ranked token file.
+        GreedTokFileError: the ranked token file is missing, truncated or corrupted.
+
+    Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
+    does). One instance may be shared by threads: calls are serialized by a lock, which is
+    what keeps the custom step from deadlocking tokenizers (notes/hf_integration.md 2.4);
+    for parallel throughput use ``datasets.map(num_proc=...)``.
+    """
+
+    vocab_files_names = {"vocab_file": FILE_NAME}
+    model_input_names = ["input_ids", "attention_mask"]
+
+    def __init__(self, vocab_file: Optional[str] = None, *, greedtok: Optional[Tokenizer] = None,
+                 mode: Optional[str] = None, **kwargs: Any) -> None:
+        vocab = kwargs.pop("vocab", None)              # tokenizer.json's, from from_pretrained
+        tokenizer_file = kwargs.pop("tokenizer_file", None)
+        if kwargs.pop("tokenizer_object", None) is not None:
+            raise ValueError("GreedTokTokenizerFast builds its own backend; pass vocab_file or greedtok, "
+                             "not tokenizer_object")
+        source = kwargs.get("name_or_path") or vocab_file or "<greedtok>"
+        if greedtok is None:
+            if vocab_file is None:
+                raise ValueError(f"{source}: no ranked token file: GreedTokTokenizerFast needs "
+                                 f"{FILE_NAME} (vocab_file=...) or greedtok=Tokenizer(...)")
+            greedtok = load_tokenizer(Path(vocab_file))
+        mode = mode or greedtok.mode
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        if vocab is None and tokenizer_file is not None and os.path.isfile(tokenizer_file):
+            with open(tokenizer_file, encoding="utf-8") as f:
+                vocab = json.load(f).get("model", {}).get("vocab")
+        if vocab is not None:
+            _check_same_vocab(vocab, greedtok, source)
+        self._tokenizer = build_backend(greedtok, mode)
+        super().__init__(mode=mode, **kwargs)
+
+    # ------------------------------------------------------------------ GreedTok state
+
+    @property
+    def greedtok(self) -> Tokenizer:
+        """The native tokenizer (ranked tokens, pre-tokenizer, both encoders)."""
+        return attachment(self._tokenizer).tokenizer
+
+    @property
+    def mode(self) -> str:
+        return attachment(self._tokenizer).mode
+
+    @classmethod
+    def from_greedtok(cls, greedtok: Tokenizer, **kwargs: Any) -> "GreedTokTokenizerFast":
+        """Wrap a trained :class:`hf_greedtok.Tokenizer`; ``kwargs`` as for the constructor."""
+        return cls(greedtok=greedtok, **kwargs)
+
+    # ------------------------------------------------------------------ backend calls, locked
+
+    def _encode_plus(self, text, text_pair=None, *args, **kwargs):
+        with backend_lock(self._tokenizer):
+            try:
+                return super()._encode_plus(text, text_pair, *args, **kwargs)
+            except TypeError:
+                # tokenizers rejects str with lone surrogates ("TextInputSequence must be str");
+                # retry once with them replaced, any other TypeError propagates unchanged.
+                clean, clean_pair = _without_surrogates(text), _without_surrogates(text_pair)
+                if clean == text and clean_pair == text_pair:
+                    raise
+                return super()._encode_plus(clean, clean_pair, *args, **kwargs)
+
+    def _encode_without_added_tokens(self, text: str) -> list[int]:
+        # The base version runs the Model on pre-tokenizer splits, which in cover mode would be
+        # the Unigram (optimal) encoder; go through the whole pipeline instead.
+        with backend_lock(self._tokenizer):
+            backend = self._tokenizer
+            special = backend.encode_special_tokens
+            backend.encode_special_tokens = True
+            try:
+                return backend.encode(replace_surrogates(text), add_special_tokens=False).ids
+            finally:
+                backend.encode_special_tokens = special
+
+    def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
+        with backend_lock(self._tokenizer):
+            return super()._add_tokens(new_tokens, special_tokens=special_tokens)
+
+    def update_post_processor(self) -> None:
+        with backend_lock(self._tokenizer):
+            super().update_post_processor()
+
+    def _decode(self, *args, **kwargs) -> str:
+        with backend_lock(self._tokenizer):
+            return super()._decode(*args, **kwargs)
+
+    # ------------------------------------------------------------------ saving
+
+    def _save_pretrained(self, save_directory, file_names, legacy_format=None, filename_prefix=None):
+        prefix = filename_prefix + "-" if filename_prefix else ""
+        directory = Path(save_directory)
+        tokenizer_json = directory / (prefix + TOKENIZER_FILE)
+        ranked = directory / (prefix + FILE_NAME)
+        atomic_write_text(tokenizer_json, standard_json(self._tokenizer))
+        atomic_write_text(ranked, tokenizer_to_json(self.greedtok))
+        return tuple(file_names) + (str(tokenizer_json), str(ranked))
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
+        path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)
+        atomic_write_text(path, tokenizer_to_json(self.greedtok))
+        return (str(path),)
+
+    # ------------------------------------------------------------------ training
+
+    def train_new_from_iterator(self, text_iterator: Iterable[Union[str, list[str]]], vocab_size: int,
+                                length: Optional[int] = None, new_special_tokens=None,
+                                special_tokens_map: Optional[dict[str, str]] = None,
+                                **kwargs: Any) -> "GreedTokTokenizerFast":
+        """Train GreedTok on new text with this tokenizer's pipeline, special tokens and mode.
+
+        Args:
+            text_iterator: texts, or batches (lists) of texts, as for other fast tokenizers.
+            vocab_size: the final vocabulary size, as in HF trainers: special tokens +
+                singletons (256 bytes, or the alphabet + 256 byte-fallback tokens) + learned
+                tokens.
+            length: ignored (progress is shown by the word counter).
+            new_special_tokens: extra special tokens for the new tokenizer.
+            special_tokens_map: renames {old special token: new one}.
+            **kwargs: GreedTokTrainer options (``max_token_length``, ``min_frequency``,
+                ``show_progress``, ``num_proc``).
+
+        Raises:
+            ValueError: ``vocab_size`` leaves no room for learned tokens.
+            CorpusError: no text.
+        """
+        rename = special_tokens_map or {}
+        old = self.greedtok
+        specials = [rename.get(s, s) for s in old.model.special_tokens]
+        specials += [str(t) for t in new_special_tokens or () if str(t) not in specials]
+        num_proc = kwargs.pop("num_proc", None)
+        show = kwargs.pop("show_progress", False)
+        texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
+        counts = count_words(texts, old.pre_tokenizer, old.normalizer, num_proc=num_proc, show_progress=show)
+        if old.model.unit_kind == "bytes":
+            fixed = 256
+        else:
+            fixed = len({c for w in counts for c in old.pre_tokenizer.word_units(w)}) + 256
+        k = vocab_size - fixed - len(specials)
+        if k < 1:
+            raise ValueError(f"vocab_size {vocab_size} leaves no learned tokens: {len(specials)} special "
+                             f"tokens and {fixed} singletons already take {len(specials) + fixed}")
+        trainer = GreedTokTrainer(k, special_tokens=specials, pre_tokenizer=old.pre_tokenizer,
+                                  normalizer=old.normalizer, show_progress=show, **kwargs)
+        new = trainer.train_from_counts(counts, source="train_new_from_iterator")
+        init = {key: value for key, value in self.init_kwargs.items()
+                if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder")}
+        for attr in self.SPECIAL_TOKENS_ATTRIBUTES:
+            value = getattr(self, attr, None)
+            if value is not None:
+                init[attr] = rename.get(str(value), str(value))
+        return type(self)(greedtok=new, mode=self.mode, add_bos_token=self.add_bos_token,
+                          add_eos_token=self.add_eos_token, **init)
+
+
+def _check_same_vocab(vocab, greedtok: Tokenizer, source: str) -> None:
+    """tokenizer.json's Unigram vocabulary must be the ranked token file's, id for id."""
+    theirs = [piece[0] if isinstance(piece, (list, tuple)) else piece for piece in vocab]
+    ours = [piece for piece, _ in unigram_vocab(greedtok)]
+    if theirs == ours:
+        return
+    if len(theirs) != len(ours):
+        problem = f"has {len(theirs)} tokens, the ranked token file {len(ours)}"
+    else:
+        i = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
+        problem = f"has {theirs[i]!r} at id {i}, the ranked token file {ours[i]!r}"
+    raise ValueError(f"{source}: {TOKENIZER_FILE} does not match {FILE_NAME}: its vocabulary {problem}. "
+                     "One of the two files was replaced or edited; re-save the tokenizer.")
+
+
+def _without_surrogates(x):
+    if isinstance(x, str):
+        return replace_surrogates(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_without_surrogates(v) for v in x)
+    return x
+
+
+GreedTokTokenizerFast.register_for_auto_class("AutoTokenizer")
