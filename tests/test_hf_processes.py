@@ -1,0 +1,187 @@
+"""GreedTokTokenizerFast across processes and threads: remote code, no-package loading,
+datasets.map with num_proc=2 and its cache, and threads with different padding/truncation.
+
+Subprocesses run with cwd outside the repository (so the installed package is used) and
+HF_HUB_OFFLINE=1.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import corpus
+
+from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer
+
+datasets = pytest.importorskip("datasets")
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    text = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()
+    return [t for t in text if t.strip()][:4000]
+
+
+@pytest.fixture(scope="module")
+def saved(lines, tmp_path_factory):
+    core = GreedTokTrainer(2000, special_tokens=["<s>", "</s>", "<pad>"], show_progress=False) \
+        .train_from_iterator(lines[:2000], num_proc=1)
+    tok = GreedTokTokenizerFast.from_greedtok(core, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                              add_eos_token=True)
+    path = tmp_path_factory.mktemp("tok") / "greedtok-en"
+    tok.save_pretrained(path)
+    return path
+
+
+def run_python(code: str, cwd, **env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    clean.update(HF_HUB_OFFLINE="1", HF_HOME=str(cwd / "hf_home"), TOKENIZERS_PARALLELISM="false", **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=clean,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def test_bare_folder_loads_with_trust_remote_code_in_a_clean_process(saved, lines, tmp_path):
+    probe = lines[3000:3020]
+    result = run_python(f"""
+        import json, sys
+        from transformers import AutoTokenizer
+        assert "hf_greedtok" not in sys.modules
+        try:
+            AutoTokenizer.from_pretrained({str(saved)!r})
+            print("LOADED WITHOUT TRUST")
+        except ValueError as e:
+            assert "trust_remote_code=True" in str(e), e
+        tok = AutoTokenizer.from_pretrained({str(saved)!r}, trust_remote_code=True)
+        print("\\nRESULT", json.dumps({{"module": type(tok).__module__, "mode": tok.mode,
+                          "ids": tok({probe!r})["input_ids"]}}))
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED WITHOUT TRUST" not in result.stdout
+    out = json.loads(result.stdout.split("\nRESULT ")[-1])
+    assert out["module"].startswith("transformers_modules.") and out["module"].endswith("tokenization_greedtok")
+    local = GreedTokTokenizerFast.from_pretrained(saved)
+    assert out["mode"] == "cover" and out["ids"] == local(probe)["input_ids"]
+
+
+def test_tokenizer_json_loads_with_the_package_unimportable(saved, lines, tmp_path):
+    """The saved tokenizer.json is standard: no hf_greedtok, no custom code, optimal ids."""
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "tokenizer.json").write_bytes((saved / "tokenizer.json").read_bytes())
+    probe = lines[3000:3020]
+    result = run_python(f"""
+        import json, sys
+        sys.modules["hf_greedtok"] = None          # any import of the package now fails
+        from tokenizers import Tokenizer
+        from transformers import AutoTokenizer
+        plain = Tokenizer.from_file({str(only / "tokenizer.json")!r})
+        auto = AutoTokenizer.from_pretrained({str(only)!r})
+        print(json.dumps({{"plain": [e.ids for e in plain.encode_batch({probe!r})],
+                          "auto": auto({probe!r})["input_ids"], "cls": type(auto).__name__}}))
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    local = GreedTokTokenizerFast.from_pretrained(saved)
+    want = [ids.tolist() + [1] for ids in local.greedtok.encode_batch(probe, mode="optimal")]
+    assert out["plain"] == want and out["auto"] == want and out["cls"] == "TokenizersBackend"
+
+
+def test_fingerprint_is_the_same_in_every_process(saved, tmp_path):
+    code = f"""
+        import hf_greedtok
+        from datasets.fingerprint import Hasher
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained({str(saved)!r})
+        tok(["warm the word cache", "and set padding"], padding=True, truncation=True, max_length=3)
+        print(Hasher.hash(tok))
+    """
+    first = run_python(code, tmp_path)
+    second = run_python(code, tmp_path, PYTHONHASHSEED="123")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() and first.stdout.strip() == second.stdout.strip()
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+@pytest.mark.parametrize("how", ["closure", "fn_kwargs"])
+def test_dataset_map_two_processes_then_cache(saved, lines, tmp_path, how):
+    tok = GreedTokTokenizerFast.from_pretrained(saved)
+    data_dir = tmp_path / "ds"
+    datasets.Dataset.from_dict({"text": lines[:3000]}).save_to_disk(str(data_dir))
+    ds = datasets.load_from_disk(str(data_dir))
+
+    if how == "closure":
+        def fn(batch):
+            return tok(batch["text"], truncation=True, max_length=64)
+        kwargs = {}
+    else:
+        def fn(batch, tokenizer):
+            return tokenizer(batch["text"], truncation=True, max_length=64)
+        kwargs = {"fn_kwargs": {"tokenizer": tok}}
+
+    records = _Records()
+    logger = logging.getLogger("datasets")
+    logger.addHandler(records)
+    level = datasets.utils.logging.get_verbosity()
+    datasets.utils.logging.set_verbosity_info()     # the cache-hit message is logged at INFO
+    try:
+        first = ds.map(fn, batched=True, num_proc=2, **kwargs)
+        second = ds.map(fn, batched=True, num_proc=2, **kwargs)
+    finally:
+        logger.removeHandler(records)
+        datasets.utils.logging.set_verbosity(level)
+    assert not [m for m in records.messages if "couldn't be hashed" in m], records.messages
+    assert first._fingerprint == second._fingerprint
+    assert [f["filename"] for f in first.cache_files] == [f["filename"] for f in second.cache_files]
+    assert any("Loading cached processed dataset" in m for m in records.messages)
+    assert first["input_ids"][:50] == tok(lines[:50], truncation=True, max_length=64)["input_ids"]
+
+
+THREADS_SCRIPT = """
+import sys, threading, hf_greedtok
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained(sys.argv[1])
+lines = [l for l in open(sys.argv[2], encoding="utf-8").read().splitlines() if l.strip()][:400]
+settings = [dict(padding=True), dict(truncation=True, max_length=8), dict(padding="max_length", max_length=40,
+            truncation=True), dict(padding=True, pad_to_multiple_of=16, padding_side="left")]
+want = [tok(lines, **s)["input_ids"] for s in settings]
+errors = []
+def work(k):
+    try:
+        for i in range(30):
+            s = (k + i) % len(settings)
+            if tok(lines, **settings[s])["input_ids"] != want[s]:
+                errors.append((k, i))
+    except BaseException as e:
+        errors.append(repr(e))
+threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("errors", errors)
+"""
+
+
+def test_threads_with_different_padding_and_truncation_do_not_deadlock(saved, tmp_path):
+    script = tmp_path / "threads.py"
+    script.write_text(THREADS_SCRIPT)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    clean.update(HF_HUB_OFFLINE="1")
+    try:
+        result = subprocess.run([sys.executable, str(script), str(saved), str(corpus("en_brown.txt"))],
+                                cwd=tmp_path, env=clean, capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired:
+        pytest.fail("4 threads sharing one GreedTokTokenizerFast did not finish in 240 s (deadlock)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("errors []")
