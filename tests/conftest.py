@@ -11,11 +11,9 @@ import pytest
 try:
     import hf_greedtok._encoder  # noqa: F401
     import hf_greedtok._trainer  # noqa: F401
-except ImportError as e:  # the source tree shadows the installed package
-    pytest.exit(f"hf_greedtok was imported from {Path(__file__).resolve().parents[1]} without its compiled "
-                f"core ({e}). Run `pip install .` and then `pytest` (not `python -m pytest`, which puts "
-                "the source tree first on sys.path), or build in place with "
-                "`python setup.py build_ext --inplace`.", returncode=4)
+except ImportError as e:
+    pytest.exit(f"hf_greedtok is not installed with its compiled core ({e}). Run `pip install \".[test]\"` "
+                "(or `pip install -e . --no-build-isolation` for development), then `pytest`.", returncode=4)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
