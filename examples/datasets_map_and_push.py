@@ -54,8 +54,8 @@ def main() -> None:
         print(f"{attempt}: {time.perf_counter() - started:.2f} s, fingerprint {out._fingerprint}")
     print("first example:", tok.convert_ids_to_tokens(out[0]["input_ids"])[:12])
 
-    saved = tok.save_pretrained(work / "tokenizer")
-    print("saved:", ", ".join(sorted(Path(f).name for f in saved)))
+    tok.save_pretrained(work / "tokenizer")
+    print("saved:", ", ".join(sorted(p.name for p in (work / "tokenizer").iterdir())))
     if args.push_to:
         tok.push_to_hub(args.push_to)
         print(f"pushed to {args.push_to}")

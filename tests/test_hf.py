@@ -201,12 +201,14 @@ def test_modes(byte_core, texts):
 
 
 def test_train_new_from_iterator(tok, texts):
+    tok.add_eos_token = True
     batches = [texts["en"][i:i + 100] for i in range(0, 1000, 100)]
     new = tok.train_new_from_iterator(batches, vocab_size=1500)
     assert isinstance(new, GreedTokTokenizerFast) and len(new) == 1500 and new.mode == tok.mode
     assert new.pad_token == "<pad>" and new.convert_tokens_to_ids("<pad>") == 2
     line = texts["en"][2000]
-    assert new.decode(new(line)["input_ids"]) == line
+    assert new.add_eos_token and new(line)["input_ids"][-1] == new.eos_token_id
+    assert new.decode(new(line)["input_ids"], skip_special_tokens=True) == line
     with pytest.raises(ValueError, match="leaves no learned tokens"):
         tok.train_new_from_iterator(batches, vocab_size=200)
 

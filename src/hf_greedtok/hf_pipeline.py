@@ -49,7 +49,7 @@ PIECE_SCORE = -1.0
 # Pieces text must never select (special tokens, <0xNN> byte fallback): Viterbi avoids them
 # because a single-unit path always exists.
 UNSELECTABLE_SCORE = -1e6
-WORD_CACHE_LIMIT = 1 << 18
+WORD_CACHE_LIMIT = 1 << 16     # words; about 25 MB of cached tokenizers.Token lists
 
 # byte-level display character -> the latin-1 character of the same byte value
 _DISPLAY_TO_LATIN1 = str.maketrans({c: chr(b) for b, c in bytes_to_unicode().items()})

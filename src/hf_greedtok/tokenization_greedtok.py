@@ -200,7 +200,8 @@ class GreedTokTokenizerFast(PreTrainedTokenizerFast):
                                   normalizer=old.normalizer, show_progress=show, **kwargs)
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()
-                if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder")}
+                if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder",
+                               "add_bos_token", "add_eos_token")}
         for attr in self.SPECIAL_TOKENS_ATTRIBUTES:
             value = getattr(self, attr, None)
             if value is not None:
