@@ -108,6 +108,7 @@ def standard_pre_tokenizer(tok: Tokenizer) -> pre_tokenizers.PreTokenizer:
 
 
 def standard_decoder(tok: Tokenizer) -> decoders.Decoder:
+    """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``."""
     pre = tok.pre_tokenizer
     if isinstance(pre, ByteLevel):
         return decoders.ByteLevel()
@@ -256,6 +257,7 @@ def attach(backend: HFTokenizer, tok: Tokenizer, mode: Mode) -> HFTokenizer:
 
 
 def attachment(backend: HFTokenizer) -> Optional[_Attachment]:
+    """The GreedTok state of a backend from :func:`build_backend` (tokenizer, mode, lock), or None."""
     return backend.__dict__.get("_greedtok")
 
 

@@ -96,6 +96,7 @@ class GreedTokTokenizerFast(PreTrainedTokenizerFast):
 
     @property
     def mode(self) -> str:
+        """"cover" or "optimal": the encoder this instance runs (fixed at construction)."""
         return attachment(self._tokenizer).mode
 
     @classmethod
