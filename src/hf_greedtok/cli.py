@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .core import Tokenizer
-from .tokenization_greedtok import GreedTokTokenizerFast
 from .evaluation import evaluate_word_counts
 from .file_format import GreedTokFileError, current_umask
 from .pre_tokenizers import pre_tokenizer_from_name
+from .tokenization_greedtok import GreedTokTokenizerFast
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
 from .word_counts import ENCODING_ERRORS, CorpusError, count_words_in_files, read_count_tables
 
