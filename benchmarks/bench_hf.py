@@ -21,12 +21,12 @@ from pathlib import Path
 os.environ["TOKENIZERS_PARALLELISM"] = "false"   # one thread, as the issue's goal states
 
 from common import CORPORA, machine  # noqa: E402
-from tokenizers import Regex, decoders, models, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import decoders, models, pre_tokenizers, trainers  # noqa: E402
 from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
 
-from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, export_optimal_tokenizer_json  # noqa: E402
-from hf_greedtok.pre_tokenizers import GPT4_PATTERN  # noqa: E402
+from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Tokenizer, export_optimal_tokenizer_json  # noqa: E402
+from hf_greedtok.hf_pipeline import standard_pre_tokenizer  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
 
@@ -36,11 +36,10 @@ def read_lines(path: Path, megabytes: float) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def hf_bpe(lines: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
+def hf_bpe(lines: list[str], vocab_size: int, core: Tokenizer) -> PreTrainedTokenizerFast:
+    """HF BPE with exactly the pre-tokenizer our backend uses for ``core``."""
     bpe = HFTokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(GPT4_PATTERN), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    bpe.pre_tokenizer = standard_pre_tokenizer(core)
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
@@ -83,7 +82,7 @@ def bench(name: str, args) -> None:
         optimal = PreTrainedTokenizerFast(
             tokenizer_file=str(export_optimal_tokenizer_json(core, Path(tmp) / "tokenizer.json")),
             eos_token=SPECIALS[0])
-    bpe = hf_bpe(train_lines, args.vocab_size)
+    bpe = hf_bpe(train_lines, args.vocab_size, core)
     assert len(cover) == len(optimal) == len(bpe) == args.vocab_size, (len(cover), len(optimal), len(bpe))
 
     print(f"\n### {name}: {megabytes:.2f} MB, {len(lines):,} lines in batches of {args.batch}; "

@@ -38,9 +38,15 @@ def saved(lines, tmp_path_factory):
     return path
 
 
-def run_python(code: str, cwd, **env) -> subprocess.CompletedProcess:
+def clean_env(**env) -> dict[str, str]:
+    """This environment without PYTHONPATH, offline for the hub, plus ``env``."""
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    clean.update(HF_HUB_OFFLINE="1", HF_HOME=str(cwd / "hf_home"), TOKENIZERS_PARALLELISM="false", **env)
+    clean.update(HF_HUB_OFFLINE="1", **env)
+    return clean
+
+
+def run_python(code: str, cwd, **env) -> subprocess.CompletedProcess:
+    clean = clean_env(HF_HOME=str(cwd / "hf_home"), TOKENIZERS_PARALLELISM="false", **env)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=clean,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
 
@@ -176,11 +182,9 @@ print("errors", errors)
 def test_threads_with_different_padding_and_truncation_do_not_deadlock(saved, tmp_path):
     script = tmp_path / "threads.py"
     script.write_text(THREADS_SCRIPT)
-    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    clean.update(HF_HUB_OFFLINE="1")
     try:
         result = subprocess.run([sys.executable, str(script), str(saved), str(corpus("en_brown.txt"))],
-                                cwd=tmp_path, env=clean, capture_output=True, text=True, timeout=240)
+                                cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
         pytest.fail("4 threads sharing one GreedTokTokenizerFast did not finish in 240 s (deadlock)")
     assert result.returncode == 0, result.stderr

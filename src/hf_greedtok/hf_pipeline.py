@@ -201,10 +201,6 @@ class GreedTokPreTokenizer:
     def pre_tokenize(self, pretok) -> None:
         pretok.tokenize(self._cache.__getitem__)
 
-    def encode_word(self, word: str) -> list[int]:
-        """Ids of one word as the standard pre-tokenizer shows it (e.g. "Ġthe")."""
-        return [t.id for t in self._cache[word]]
-
 
 @dataclass
 class _Attachment:
@@ -212,7 +208,6 @@ class _Attachment:
 
     tokenizer: Tokenizer
     mode: Mode
-    step: GreedTokPreTokenizer
     lock: threading.RLock
 
 
@@ -248,11 +243,10 @@ def _unk_id(tok: Tokenizer) -> Optional[int]:
 
 def attach(backend: HFTokenizer, tok: Tokenizer, mode: Mode) -> HFTokenizer:
     """Give ``backend`` (standard components) the encoder of ``mode`` and a lock; returns it."""
-    step = GreedTokPreTokenizer(tok, mode)
     if mode == "cover":
         backend.pre_tokenizer = pre_tokenizers.Sequence(
-            [standard_pre_tokenizer(tok), pre_tokenizers.PreTokenizer.custom(step)])
-    backend._greedtok = _Attachment(tok, mode, step, threading.RLock())
+            [standard_pre_tokenizer(tok), pre_tokenizers.PreTokenizer.custom(GreedTokPreTokenizer(tok, mode))])
+    backend._greedtok = _Attachment(tok, mode, threading.RLock())
     return backend
 
 

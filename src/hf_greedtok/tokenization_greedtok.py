@@ -146,12 +146,9 @@ class GreedTokTokenizerFast(PreTrainedTokenizerFast):
 
     def _save_pretrained(self, save_directory, file_names, legacy_format=None, filename_prefix=None):
         prefix = filename_prefix + "-" if filename_prefix else ""
-        directory = Path(save_directory)
-        tokenizer_json = directory / (prefix + TOKENIZER_FILE)
-        ranked = directory / (prefix + FILE_NAME)
+        tokenizer_json = Path(save_directory) / (prefix + TOKENIZER_FILE)
         atomic_write_text(tokenizer_json, standard_json(self._tokenizer))
-        atomic_write_text(ranked, tokenizer_to_json(self.greedtok))
-        return tuple(file_names) + (str(tokenizer_json), str(ranked))
+        return tuple(file_names) + (str(tokenizer_json),) + self.save_vocabulary(save_directory, filename_prefix)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
         path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)
