@@ -39,7 +39,7 @@ def read_lines(path: Path, megabytes: float) -> list[str]:
 def hf_bpe(lines: list[str], vocab_size: int, core: Tokenizer) -> PreTrainedTokenizerFast:
     """HF BPE with exactly the pre-tokenizer our backend uses for ``core``."""
     bpe = HFTokenizer(models.BPE())
-    bpe.pre_tokenizer = standard_pre_tokenizer(core)
+    bpe.pre_tokenizer = standard_pre_tokenizer(core.pre_tokenizer)
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())

@@ -151,8 +151,8 @@ cdef class _Worker:
 
 
 cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
-    """Write the UTF-8 bytes of cp (lone surrogates become U+FFFD) as units; return count."""
-    if 0xD800 <= cp <= 0xDFFF:
+    """Write the UTF-8 bytes of cp (lone surrogates and non-characters above U+10FFFF become U+FFFD) as units; return count."""
+    if 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
         cp = 0xFFFD
     if cp < 0x80:
         out[0] = cp
@@ -463,6 +463,49 @@ cdef class RankedEncoder:
         if bad >= 0:
             raise TypeError(f"word {bad} is {type(words[bad]).__name__}; expected str"
                             + (" or bytes" if self.byte_level else ""))
+        ids = np.empty(out.size(), dtype=np.int32)
+        cdef int32_t[::1] iv = ids
+        if out.size():
+            memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
+        return ids, counts
+
+    def encode_codes(self, const uint32_t[::1] codes, const int64_t[::1] offsets, str mode="cover"):
+        """Encode words given as unit codes (script-aware units, see hf_greedtok.units).
+
+        Args:
+            codes: uint32[M], the words' units concatenated; codes without a singleton id are
+                read as code points (byte fallback).
+            offsets: int64[n + 1]; word w is ``codes[offsets[w]:offsets[w+1]]``.
+            mode: "cover" or "optimal".
+
+        Returns:
+            (ids int32[T], offsets int64[n + 1]) as for :meth:`encode_words`.
+
+        Raises:
+            ValueError: unknown mode, or offsets not increasing within ``codes``.
+        """
+        if mode not in _MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        cdef int64_t n = offsets.shape[0] - 1, w, before
+        if n < 0 or offsets[0] != 0 or offsets[n] != codes.shape[0]:
+            raise ValueError("offsets must start at 0 and end at len(codes)")
+        for w in range(n):
+            if offsets[w + 1] < offsets[w]:
+                raise ValueError(f"offsets decrease at word {w}")
+        cdef int m = _MODES[mode]
+        cdef vector[int32_t] out
+        counts = np.zeros(n + 1, dtype=np.int64)
+        cdef int64_t[::1] cv = counts
+        cdef _Worker wk = self._acquire()
+        cdef const uint32_t* base = &codes[0] if codes.shape[0] else NULL
+        try:
+            with nogil:
+                for w in range(n):
+                    before = out.size()
+                    self._encode(base + offsets[w], offsets[w + 1] - offsets[w], m, wk, out)
+                    cv[w + 1] = cv[w] + <int64_t>out.size() - before
+        finally:
+            self._release(wk)
         ids = np.empty(out.size(), dtype=np.int32)
         cdef int32_t[::1] iv = ids
         if out.size():

@@ -89,7 +89,7 @@ def test_cover_step_works_inside_any_tokenizer(byte_core, texts):
     from hf_greedtok.hf_pipeline import GreedTokPreTokenizer, standard_pre_tokenizer, unigram_vocab
     plain = HFTokenizer(models.Unigram(unigram_vocab(byte_core)))
     plain.pre_tokenizer = pre_tokenizers.Sequence([
-        standard_pre_tokenizer(byte_core), pre_tokenizers.PreTokenizer.custom(GreedTokPreTokenizer(byte_core))])
+        standard_pre_tokenizer(byte_core.pre_tokenizer), pre_tokenizers.PreTokenizer.custom(GreedTokPreTokenizer(byte_core))])
     line = texts["en"][7]
     assert plain.encode(line).ids == byte_core.encode(line, mode="cover")
 

@@ -15,7 +15,10 @@ from .pre_tokenizers import ByteLevel, Metaspace
 from .trainers import GreedTokTrainer
 from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
 from .hf_pipeline import export_optimal_tokenizer_json
-from .tokenization_greedtok import GreedTokTokenizerFast
+from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
+from .lookup import MorphLookup
+from .cbpe import CBPETrainer
+from .units import UnitSplitter
 from ._auto import GreedTokConfig, register_auto_classes
 
 __version__ = "0.1.0"
@@ -24,6 +27,7 @@ register_auto_classes()
 
 __all__ = [
     "ByteLevel", "CorpusError", "GreedTokConfig", "GreedTokFileError", "GreedTokModel",
-    "GreedTokTokenizerFast", "GreedTokTrainer", "Metaspace", "Tokenizer", "UnicodeNormalizer",
+    "CBPETrainer", "GreedTokTokenizerFast", "GreedTokTrainer", "Metaspace", "MorphLookup",
+    "MorphLookupTokenizerFast", "Tokenizer", "UnicodeNormalizer", "UnitSplitter",
     "count_words", "count_words_in_files", "export_optimal_tokenizer_json", "read_count_tables",
 ]

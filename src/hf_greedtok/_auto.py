@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from transformers import AutoTokenizer, PreTrainedConfig
 
-from .tokenization_greedtok import GreedTokTokenizerFast
+from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
 
 
 class GreedTokConfig(PreTrainedConfig):
@@ -12,7 +12,15 @@ class GreedTokConfig(PreTrainedConfig):
     model_type = "greedtok"
 
 
+class MorphLookupConfig(PreTrainedConfig):
+    """Placeholder model config keying :class:`MorphLookupTokenizerFast` in AutoTokenizer's registry."""
+
+    model_type = "morph-lookup"
+
+
 def register_auto_classes() -> None:
     """Make ``AutoTokenizer.from_pretrained`` resolve ``"tokenizer_class": "GreedTokTokenizerFast"``
-    to the installed class, so saved folders load without ``trust_remote_code``."""
+    (and ``MorphLookupTokenizerFast``) to the installed classes, so saved folders load without
+    ``trust_remote_code``."""
     AutoTokenizer.register(GreedTokConfig, tokenizer_class=GreedTokTokenizerFast, exist_ok=True)
+    AutoTokenizer.register(MorphLookupConfig, tokenizer_class=MorphLookupTokenizerFast, exist_ok=True)

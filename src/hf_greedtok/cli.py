@@ -1,8 +1,10 @@
 """The ``hf-greedtok`` command: train, evaluate, encode.
 
-    hf-greedtok train INPUT... --vocab-size K --output DIR [--counts] [--max-token-length N]
-        (DIR is a transformers folder: AutoTokenizer.from_pretrained(DIR) after import hf_greedtok)
-    hf-greedtok evaluate DIR INPUT... [--counts] --json
+    hf-greedtok train INPUT... --vocab-size K --output DIR [--algorithm greedtok|bpe|cbpe]
+        [--units bytes|chars|marks|vowels] [--lookup FILE] [--counts] [--max-token-length N]
+        (DIR is a transformers folder: AutoTokenizer.from_pretrained(DIR); GreedTok and lookup
+        folders after import hf_greedtok, plain BPE/CBPE folders with no custom code)
+    hf-greedtok evaluate DIR INPUT... [--counts] [--gold FILE] --json
     hf-greedtok encode DIR TEXT [--mode cover|optimal]
 """
 from __future__ import annotations
@@ -15,11 +17,16 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
+from transformers import PreTrainedTokenizerFast
+
+from .cbpe import CBPETrainer
 from .core import Tokenizer
-from .evaluation import evaluate_word_counts
-from .file_format import GreedTokFileError, current_umask
-from .pre_tokenizers import pre_tokenizer_from_name
-from .tokenization_greedtok import GreedTokTokenizerFast
+from .evaluation import evaluate_texts, evaluate_word_counts
+from .file_format import FILE_NAME, GreedTokFileError, current_umask
+from .lookup import SANDHI_POLICIES, MorphLookup
+from .normalizers import normalizer_from_name
+from .pre_tokenizers import ByteLevel, Metaspace
+from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
 from .word_counts import ENCODING_ERRORS, CorpusError, count_words_in_files, read_count_tables
 
@@ -28,16 +35,33 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hf-greedtok", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train a GreedTok tokenizer and save it to a new directory")
+    t = sub.add_parser("train", help="train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory")
     t.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with --counts)")
-    t.add_argument("--vocab-size", "-k", type=int, required=True, help="k, the number of tokens to learn")
+    size = t.add_mutually_exclusive_group(required=True)
+    size.add_argument("--vocab-size", "-k", type=int,
+                      help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
+                           "singletons, unit merges, byte fallback and special tokens)")
+    size.add_argument("--total-vocab-size", type=int, help="the final vocabulary size instead (every id)")
     t.add_argument("--output", "-o", type=Path, required=True, help="directory to create")
+    t.add_argument("--algorithm", choices=["greedtok", "bpe", "cbpe"], default="greedtok",
+                   help="greedtok (partition cover), bpe (HF tokenizers' BPE) or cbpe (MorphTok's constrained BPE)")
+    t.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default=None,
+                   help="singletons: bytes (byte level), chars (Metaspace), marks (base + combining marks) or "
+                        "vowels (base + dependent vowel signs); default bytes, for cbpe marks")
+    t.add_argument("--lookup", type=Path, help="morphology lookup table (TSV word<TAB>seg|seg, or CSV "
+                                               "word,segmentation,language with +)")
+    t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
+                   help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
+    t.add_argument("--lookup-language", help="with a CSV lookup: keep only rows of this language")
     t.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
     t.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH,
-                   help="longest candidate token in singletons, inclusive (default %(default)s)")
-    t.add_argument("--min-frequency", type=int, default=1, help="minimum count-weighted candidate frequency")
-    t.add_argument("--pre-tokenizer", default="byte-level", choices=["byte-level", "metaspace"])
-    t.add_argument("--normalizer", default=None, choices=["NFC", "NFKC", "NFD", "NFKD"])
+                   help="GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
+    t.add_argument("--min-frequency", type=int, default=None,
+                   help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
+    t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
+                   help="same as --units bytes / --units chars")
+    t.add_argument("--normalizer", default=None, choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
+                   help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
     t.add_argument("--special-token", action="append", default=[], help="a special token (repeatable)")
     t.add_argument("--bos-token", help="beginning-of-sequence special token (added to the special tokens)")
     t.add_argument("--eos-token", help="end-of-sequence special token (added to the special tokens)")
@@ -55,10 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
 
-    e = sub.add_parser("evaluate", help="compression metrics of a trained tokenizer on a corpus")
+    e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")
     e.add_argument("tokenizer", type=Path, metavar="DIR")
     e.add_argument("inputs", nargs="+", metavar="INPUT")
     e.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    e.add_argument("--gold", type=Path, help="gold segmentation table (lookup format) for boundary precision/recall/F1")
     e.add_argument("--no-prefix-space", action="store_true")
     e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
     e.add_argument("--json", action="store_true", help="print one JSON object")
@@ -71,6 +96,21 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _resolve_units(args: argparse.Namespace) -> str:
+    from_pre = {"byte-level": "bytes", "metaspace": "chars", None: None}[args.pre_tokenizer]
+    if args.units and from_pre and (from_pre == "bytes") != (args.units == "bytes"):
+        raise ValueError(f"--pre-tokenizer {args.pre_tokenizer} contradicts --units {args.units}")
+    units = args.units or from_pre or ("marks" if args.algorithm == "cbpe" else "bytes")
+    if args.algorithm == "cbpe" and units not in ("marks", "vowels"):
+        raise ValueError(f"--algorithm cbpe constrains script units: use --units marks or vowels "
+                         f"(for --units {units} use --algorithm bpe)")
+    if args.algorithm == "bpe" and units in ("marks", "vowels"):
+        raise ValueError(f"BPE over {units} units is CBPE: use --algorithm cbpe")
+    if args.lookup and units == "bytes":
+        raise ValueError("--lookup needs --units chars, marks or vowels (Metaspace words), not bytes")
+    return units
+
+
 def _train(args: argparse.Namespace) -> int:
     out: Path = args.output
     if out.exists() and not args.overwrite:
@@ -80,57 +120,116 @@ def _train(args: argparse.Namespace) -> int:
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
         if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
             raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
-    candidates = None
-    if args.candidates:
-        candidates = [line.rstrip("\n") for line in args.candidates.read_text(encoding="utf-8").splitlines()]
-        candidates = [c for c in candidates if c]
-    trainer = GreedTokTrainer(
-        args.vocab_size, max_token_length=args.max_token_length, min_frequency=args.min_frequency,
-        candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
-        pre_tokenizer=pre_tokenizer_from_name(args.pre_tokenizer), normalizer=args.normalizer,
-        show_progress=not args.quiet)
-    tok = trainer.train(args.inputs, counts=args.counts, encoding_errors=args.encoding_errors,
-                        num_proc=args.num_proc, prefix_space=not args.no_prefix_space)
-    tok.mode = args.mode
-    hf_tok = GreedTokTokenizerFast.from_greedtok(
-        tok, mode=args.mode, add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
-        **{k: v for k, v in named.items() if v})
+    units = _resolve_units(args)
+    norm_name = args.normalizer or ("NFC" if units in ("marks", "vowels") or args.lookup else "none")
+    normalizer = normalizer_from_name(norm_name)
+    lookup = None
+    if args.lookup:
+        lookup = MorphLookup.load(args.lookup, sandhi=args.sandhi, language=args.lookup_language,
+                                  normalizer=None if normalizer is None else normalizer.form)
+    if args.algorithm == "greedtok":
+        hf_tok, summary = _train_greedtok(args, units, normalizer, lookup, specials, named)
+    else:
+        hf_tok, summary = _train_bpe(args, units, normalizer, lookup, specials, named)
     # Build the directory next to its destination, then rename: never a half-written DIR.
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
-        hf_tok.save_pretrained(tmp)     # tokenizer.json, greedtok.json, tokenizer_config.json, code
+        hf_tok.save_pretrained(tmp)     # tokenizer.json, tokenizer_config.json, model files, code
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    info = tok.training_info
-    stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
-    print(f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
-          f"(with singletons and {len(specials)} special tokens); "
-          f"{info['tokens_per_word']:.4f} tokens per word on the training words; saved to {out}")
+    if lookup is not None:
+        st = lookup.stats
+        summary += (f"; lookup {args.lookup}: {st['entries']} words ({st['split_entries']} split), "
+                    f"{st['sandhi_skipped']} sandhi entries skipped, {st['conflicting_duplicates']} "
+                    "conflicting duplicates ignored")
+    print(f"{summary}; saved to {out}")
     return 0
 
 
-def _evaluate(args: argparse.Namespace) -> int:
-    tok = Tokenizer.load(args.tokenizer)
-    pre = tok.pre_tokenizer
+def _train_greedtok(args, units, normalizer, lookup, specials, named):
+    pre = ByteLevel() if units == "bytes" else Metaspace(units=units, lookup=lookup)
     if args.counts:
-        wc = read_count_tables(args.inputs, pre, tok.normalizer, prefix_space=not args.no_prefix_space)
+        wc = read_count_tables(args.inputs, pre, normalizer, prefix_space=not args.no_prefix_space)
     else:
-        wc = count_words_in_files(args.inputs, pre, tok.normalizer, encoding_errors=args.encoding_errors,
-                                  show_progress=not args.quiet)
-    if not wc:
-        raise CorpusError(", ".join(args.inputs), None, "empty corpus: no words to evaluate")
-    result = {"tokenizer": str(args.tokenizer), "inputs": args.inputs, **evaluate_word_counts(tok, wc)}
+        wc = count_words_in_files(args.inputs, pre, normalizer, encoding_errors=args.encoding_errors,
+                                  num_proc=args.num_proc, show_progress=not args.quiet)
+    k = args.vocab_size
+    if k is None:
+        fixed = 256 if units == "bytes" else 256 + len({u for w in wc for u in pre.word_units(w)})
+        k = args.total_vocab_size - fixed - len(specials)
+        if k < 1:
+            raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "
+                             f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
+    candidates = None
+    if args.candidates:
+        candidates = [line.rstrip("\n") for line in args.candidates.read_text(encoding="utf-8").splitlines()]
+        candidates = [c for c in candidates if c]
+    trainer = GreedTokTrainer(
+        k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
+        candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
+        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet)
+    tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    tok.mode = args.mode
+    hf_tok = GreedTokTokenizerFast.from_greedtok(
+        tok, mode=args.mode, add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
+        **{k: v for k, v in named.items() if v})
+    info = tok.training_info
+    stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
+    return hf_tok, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
+                    f"(with singletons and {len(specials)} special tokens); "
+                    f"{info['tokens_per_word']:.4f} tokens per word on the training words")
+
+
+def _train_bpe(args, units, normalizer, lookup, specials, named):
+    trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
+                          lookup=lookup, normalizer=normalizer, special_tokens=specials,
+                          min_frequency=args.min_frequency or 0, show_progress=not args.quiet)
+    backend = trainer.train(args.inputs, counts=args.counts, encoding_errors=args.encoding_errors,
+                            num_proc=args.num_proc)
+    kwargs = dict(add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
+                  **{k: v for k, v in named.items() if v})
+    if lookup is not None:
+        hf_tok = MorphLookupTokenizerFast(lookup=lookup, units=units, tokenizer_object=backend, **kwargs)
+    else:
+        hf_tok = PreTrainedTokenizerFast(tokenizer_object=backend, **kwargs)
+    info = trainer.training_info
+    return hf_tok, (f"{info['algorithm']}: learned {info['learned_merges']} merges over {info['alphabet_units']} "
+                    f"{units} units ({info['unit_merges']} unit merges); final vocab size "
+                    f"{info['final_vocab_size']}")
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from transformers import AutoTokenizer
+    if not args.tokenizer.is_dir():
+        raise GreedTokFileError(args.tokenizer, "not a directory written by hf-greedtok train or save_pretrained")
+    hf_tok = AutoTokenizer.from_pretrained(str(args.tokenizer))
+    greedtok = hf_tok.greedtok if isinstance(hf_tok, GreedTokTokenizerFast) else None
+    normalizer = getattr(greedtok, "normalizer", None)
+    gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
+    result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
+    if greedtok is not None and (args.tokenizer / FILE_NAME).is_file():
+        pre = greedtok.pre_tokenizer
+        if args.counts:
+            wc = read_count_tables(args.inputs, pre, greedtok.normalizer, prefix_space=not args.no_prefix_space)
+        else:
+            wc = count_words_in_files(args.inputs, pre, greedtok.normalizer, encoding_errors=args.encoding_errors,
+                                      show_progress=not args.quiet)
+        if not wc:
+            raise CorpusError(", ".join(args.inputs), None, "empty corpus: no words to evaluate")
+        result.update(evaluate_word_counts(greedtok, wc))
+    result.update(evaluate_texts(hf_tok.backend_tokenizer, args.inputs, counts=args.counts, gold=gold,
+                                 encoding_errors=args.encoding_errors))
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            print(f"{key:>24}: {value}")
+            print(f"{key:>28}: {value}")
     return 0
 
 

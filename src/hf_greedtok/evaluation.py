@@ -1,15 +1,29 @@
-"""Compression metrics of a tokenizer on a corpus of words with counts.
+"""Evaluation of a tokenizer on a corpus.
 
-Words are the pre-tokenized words of the corpus (for byte level they include their leading
-space), counted as in training; every metric is count-weighted.
+* :func:`evaluate_word_counts`: GreedTok's compression metrics on pre-tokenized words with
+  counts (for byte level they include their leading space), counted as in training.
+* :func:`evaluate_texts`: metrics of any HF backend (GreedTok, BPE, CBPE, with or without a
+  morphology lookup) on running text or word tables: fertility, continued words, mark-initial
+  tokens, Rényi efficiency (:mod:`hf_greedtok.metrics`), and boundary precision/recall/F1
+  against a gold segmentation table.
 """
 from __future__ import annotations
 
-from typing import Mapping
+import os
+from typing import Iterator, Mapping, Optional, Sequence, Union
 
 import numpy as np
+from tokenizers import Tokenizer as HFTokenizer
 
 from .core import Tokenizer
+from .lookup import MorphLookup
+from .metrics import BoundaryScores, TokenizationStats, token_boundaries
+from .word_counts import CorpusError, iter_count_tables, iter_text_lines
+
+_BATCH = 2048
+# TokenizationStats keys renamed so they cannot be confused with evaluate_word_counts' own.
+_RENAMED = {"words": "whitespace_words", "tokens": "text_tokens", "characters": "text_characters",
+            "chars_per_token": "text_chars_per_token"}
 
 
 def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
@@ -47,3 +61,64 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
         "token_saving_ratio": 1.0 - optimal / cover,
         "vocab_size": tok.vocab_size,
     }
+
+
+def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,
+             encoding_errors: str) -> Iterator[tuple[list[str], list[int]]]:
+    texts: list[str] = []
+    weights: list[int] = []
+    if counts:
+        rows = ((word, c) for _, _, word, c in iter_count_tables(inputs))
+    else:
+        rows = ((line, 1) for _, _, line in iter_text_lines(inputs, encoding_errors) if line.strip())
+    for text, weight in rows:
+        texts.append(text)
+        weights.append(weight)
+        if len(texts) == _BATCH:
+            yield texts, weights
+            texts, weights = [], []
+    if texts:
+        yield texts, weights
+
+
+def evaluate_texts(backend: HFTokenizer, inputs: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
+                   gold: Optional[MorphLookup] = None, encoding_errors: str = "strict") -> dict:
+    """Fertility, continued words, mark-initial tokens, Rényi efficiency and boundary F1.
+
+    Every non-blank line of the text files (without its line end), or every word of the
+    ``word<TAB>count`` tables weighted by its count, is encoded by ``backend`` without special
+    tokens; token offsets (characters) give the metrics of :class:`TokenizationStats`, with
+    ``vocab_size`` = the backend's size including added tokens. Keys: ``fertility`` (tokens per
+    whitespace word), ``proportion_continued_words``, ``mark_initial_tokens``,
+    ``mark_initial_share``, ``dependent_vowel_tokens``, ``dependent_vowel_share``,
+    ``renyi_efficiency`` (alpha 2.5), ``whitespace_words``, ``text_tokens``, ... With ``gold``,
+    every gold word is encoded alone and ``boundary_precision``/``recall``/``f1`` (micro-averaged
+    over boundaries, character offsets inside the word) are added.
+
+    Raises:
+        CorpusError: unreadable input (file and line given) or no words.
+    """
+    stats = TokenizationStats()
+    for texts, weights in _batches(inputs, counts, encoding_errors):
+        for text, enc, w in zip(texts, backend.encode_batch(texts, add_special_tokens=False), weights):
+            stats.add(text, enc.offsets, enc.ids, w)
+    try:
+        raw = stats.result(backend.get_vocab_size(with_added_tokens=True))
+    except ValueError as e:
+        raise CorpusError(", ".join(map(str, inputs)), None, f"nothing to evaluate ({e})") from None
+    result = {_RENAMED.get(k, k): v for k, v in raw.items()}
+    if gold is not None:
+        result.update(boundary_scores(backend, gold))
+    return result
+
+
+def boundary_scores(backend: HFTokenizer, gold: MorphLookup) -> dict:
+    """Boundary precision/recall/F1 of ``backend``'s tokens on every word of ``gold``, each
+    encoded alone; a gold word with one segment contributes only its predicted boundaries."""
+    scores = BoundaryScores()
+    words = list(gold.entries)
+    for k in range(0, len(words), _BATCH):
+        batch = words[k:k + _BATCH]
+        for word, enc in zip(batch, backend.encode_batch(batch, add_special_tokens=False)):
+            scores.add(token_boundaries(enc.offsets, len(word)), gold.boundaries(word))
+    return scores.result()

@@ -34,7 +34,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from tokenizers import AddedToken, Regex, Token
 from tokenizers import Tokenizer as HFTokenizer
@@ -43,7 +43,11 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 from .core import Tokenizer
 from .file_format import atomic_write_text
 from .models import MODES, Mode
-from .pre_tokenizers import ByteLevel, Metaspace, bytes_to_unicode
+from .normalizers import UnicodeNormalizer
+from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, bytes_to_unicode
+
+if TYPE_CHECKING:
+    from .lookup import MorphLookup
 
 PIECE_SCORE = -1.0
 # Pieces text must never select (special tokens, <0xNN> byte fallback): Viterbi avoids them
@@ -77,19 +81,19 @@ def unigram_vocab(tok: Tokenizer) -> list[tuple[str, float]]:
     """(piece, score) in id order: the Unigram model's vocabulary, length ``vocab_size``."""
     m = tok.model
     low = set(m._ids["specials"].values())
-    if m.unit_kind == "chars":
+    if m.unit_kind != "bytes":
         low.update(m._ids["bytes"])
     return [(s, UNSELECTABLE_SCORE if i in low else PIECE_SCORE) for i, s in enumerate(m._id_to_str)]
 
 
-def standard_normalizer(tok: Tokenizer) -> Optional[normalizers.Normalizer]:
+def standard_normalizer(pre: PreTokenizer, normalizer: Optional[UnicodeNormalizer] = None
+                        ) -> Optional[normalizers.Normalizer]:
     """Unicode form, then (Metaspace) "▁" for spaces and a "▁" always prepended.
 
     The prepend is a normalizer rather than ``Metaspace(prepend_scheme="always")`` because
     that one skips texts already starting with a space, losing it on decode.
     """
-    steps = [] if tok.normalizer is None else [getattr(normalizers, tok.normalizer.form)()]
-    pre = tok.pre_tokenizer
+    steps = [] if normalizer is None else [getattr(normalizers, normalizer.form)()]
     if isinstance(pre, Metaspace):
         steps += [normalizers.Prepend(pre.replacement), normalizers.Replace(" ", pre.replacement)]
     if not steps:
@@ -97,9 +101,9 @@ def standard_normalizer(tok: Tokenizer) -> Optional[normalizers.Normalizer]:
     return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
 
 
-def standard_pre_tokenizer(tok: Tokenizer) -> pre_tokenizers.PreTokenizer:
-    """The serializable pre-tokenizer giving the same words as ``tok.pre_tokenizer``."""
-    pre = tok.pre_tokenizer
+def standard_pre_tokenizer(pre: PreTokenizer) -> pre_tokenizers.PreTokenizer:
+    """The serializable pre-tokenizer giving the same words as ``pre`` (its morphology lookup,
+    if any, is the custom step :class:`MorphLookupPreTokenizer`)."""
     if isinstance(pre, ByteLevel):
         return pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(pre.pattern), behavior="isolated"),
@@ -107,9 +111,8 @@ def standard_pre_tokenizer(tok: Tokenizer) -> pre_tokenizers.PreTokenizer:
     return pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
 
 
-def standard_decoder(tok: Tokenizer) -> decoders.Decoder:
+def standard_decoder(pre: PreTokenizer) -> decoders.Decoder:
     """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``."""
-    pre = tok.pre_tokenizer
     if isinstance(pre, ByteLevel):
         return decoders.ByteLevel()
     # Llama's decoder: the one space the normalizer prepended is stripped from the whole text.
@@ -139,7 +142,8 @@ class _WordCache(dict):
     def __init__(self, tok: Tokenizer, mode: Mode) -> None:
         super().__init__()
         m = tok.model
-        self._encoder = m.encoder
+        self._encode = m.encoder.encode_word if m.splitter is None \
+            else (lambda word, mode: m.encode_words([word], mode)[0].tolist())
         self._mode = mode
         self._byte_level = m.unit_kind == "bytes"
         self._values = m._id_to_str
@@ -151,7 +155,7 @@ class _WordCache(dict):
         if len(self) >= WORD_CACHE_LIMIT:
             self.clear()
         units = word.translate(_DISPLAY_TO_LATIN1).encode("latin-1") if self._byte_level else word
-        ids = self._encoder.encode_word(units, self._mode)
+        ids = self._encode(units, self._mode)
         tokens = []
         pos = 0
         if self._byte_level:
@@ -202,19 +206,54 @@ class GreedTokPreTokenizer:
         pretok.tokenize(self._cache.__getitem__)
 
 
+class MorphLookupPreTokenizer:
+    """Custom pre-tokenizer step that splits words found in a morphology lookup table.
+
+    Use it after the standard Metaspace split, wrapped with ``PreTokenizer.custom``: each word
+    is cut with :meth:`hf_greedtok.lookup.MorphLookup.split_word` (MorphTok Section 3.1.1),
+    so segment boundaries become pre-token boundaries; nothing is inserted, so decoding
+    restores the text exactly. Offsets stay those of the input.
+
+    Args:
+        lookup: the table.
+        units: "chars", or "marks"/"vowels" (boundaries inside a unit are dropped).
+        replacement: the Metaspace space character the words start with.
+    """
+
+    def __init__(self, lookup: "MorphLookup", units: str = "chars", replacement: str = "\u2581") -> None:
+        self.lookup, self.units, self.replacement = lookup, units, replacement
+
+    def _split(self, i: int, word):
+        pieces = self.lookup.split_word(str(word), self.units, self.replacement)
+        if len(pieces) == 1:
+            return [word]
+        out, pos = [], 0
+        for piece in pieces:
+            out.append(word[pos:pos + len(piece)])
+            pos += len(piece)
+        return out
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.split(self._split)
+
+
 @dataclass
 class _Attachment:
-    """What a backend with a custom step needs to be serialized and rebuilt."""
+    """What a backend with custom steps needs to be serialized and rebuilt."""
 
-    tokenizer: Tokenizer
-    mode: Mode
+    tokenizer: Optional[Tokenizer]          # the GreedTok model (None: a BPE backend with a lookup)
+    mode: Optional[Mode]
     lock: threading.RLock
+    lookup: Optional["MorphLookup"] = None
+    units: str = "chars"
+    standard: Optional[pre_tokenizers.PreTokenizer] = None   # set when custom steps are present
 
 
 def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
     """The ``tokenizers.Tokenizer`` that encodes like ``tok.encode(text, mode=mode)``.
 
-    ``optimal`` gives a standard backend; ``cover`` appends :class:`GreedTokPreTokenizer`.
+    ``optimal`` gives a standard backend; ``cover`` appends :class:`GreedTokPreTokenizer`; a
+    morphology lookup adds :class:`MorphLookupPreTokenizer` after the Metaspace split.
     No post-processor is set (transformers sets BOS/EOS); special tokens are added as special
     added tokens with their GreedTok ids.
 
@@ -225,10 +264,10 @@ def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
     _check_mode(mode)
     _check_supported(tok)
     backend = HFTokenizer(models.Unigram(unigram_vocab(tok), unk_id=_unk_id(tok),
-                                         byte_fallback=tok.model.unit_kind == "chars"))
-    backend.normalizer = standard_normalizer(tok)
-    backend.pre_tokenizer = standard_pre_tokenizer(tok)
-    backend.decoder = standard_decoder(tok)
+                                         byte_fallback=tok.model.unit_kind != "bytes"))
+    backend.normalizer = standard_normalizer(tok.pre_tokenizer, tok.normalizer)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer)
+    backend.decoder = standard_decoder(tok.pre_tokenizer)
     if tok.model.special_tokens:
         backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
                                     for s in tok.model.special_tokens])
@@ -238,20 +277,34 @@ def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
 def _unk_id(tok: Tokenizer) -> Optional[int]:
     # Unigram needs an unk id before byte fallback can replace unknown characters; the
     # fallback always succeeds (all 256 <0xNN> pieces exist), so this id is never emitted.
-    return tok.model._ids["bytes"][0] if tok.model.unit_kind == "chars" else None
+    return tok.model._ids["bytes"][0] if tok.model.unit_kind != "bytes" else None
 
 
-def attach(backend: HFTokenizer, tok: Tokenizer, mode: Mode) -> HFTokenizer:
-    """Give ``backend`` (standard components) the encoder of ``mode`` and a lock; returns it."""
-    if mode == "cover":
+def attach(backend: HFTokenizer, tok: Optional[Tokenizer], mode: Optional[Mode], *,
+           lookup: Optional["MorphLookup"] = None, units: str = "chars") -> HFTokenizer:
+    """Give ``backend`` (standard components) its custom steps and a lock; returns it.
+
+    With ``tok``: GreedTok's encoder of ``mode`` (and ``tok``'s lookup, if any). Without:
+    only ``lookup`` (a BPE backend with a morphology lookup, split by ``units``).
+    """
+    if tok is not None and isinstance(tok.pre_tokenizer, Metaspace) and tok.pre_tokenizer.lookup is not None:
+        lookup, units = tok.pre_tokenizer.lookup, tok.pre_tokenizer.units
+    standard = backend.pre_tokenizer
+    steps = []
+    if lookup is not None:
+        replacement = getattr(standard, "replacement", "\u2581")
+        steps.append(MorphLookupPreTokenizer(lookup, units, replacement))
+    if tok is not None and mode == "cover":
+        steps.append(GreedTokPreTokenizer(tok, mode))
+    if steps:
         backend.pre_tokenizer = pre_tokenizers.Sequence(
-            [standard_pre_tokenizer(tok), pre_tokenizers.PreTokenizer.custom(GreedTokPreTokenizer(tok, mode))])
-    backend._greedtok = _Attachment(tok, mode, threading.RLock())
+            [standard, *(pre_tokenizers.PreTokenizer.custom(step) for step in steps)])
+    backend._greedtok = _Attachment(tok, mode, threading.RLock(), lookup, units, standard if steps else None)
     return backend
 
 
 def attachment(backend: HFTokenizer) -> Optional[_Attachment]:
-    """The GreedTok state of a backend from :func:`build_backend` (tokenizer, mode, lock), or None."""
+    """The state of a backend from :func:`build_backend`/:func:`attach` (tokenizer, mode, lock, lookup), or None."""
     return backend.__dict__.get("_greedtok")
 
 
@@ -259,36 +312,38 @@ def backend_lock(backend: HFTokenizer) -> threading.RLock:
     """The lock to hold while encoding with or reconfiguring ``backend``."""
     att = attachment(backend)
     if att is None:
-        raise ValueError("not a backend built by hf_greedtok.hf_pipeline.build_backend")
+        raise ValueError("not a backend built by hf_greedtok.hf_pipeline.build_backend or attach")
     return att.lock
 
 
 def standard_json(backend: HFTokenizer) -> str:
-    """``backend`` as tokenizer.json text, the custom step (if any) left out.
+    """``backend`` as tokenizer.json text, the custom steps (if any) left out.
 
-    The result is a pure Unigram tokenizer: exactly the ``optimal`` encoder.
+    For GreedTok the result is a pure Unigram tokenizer: exactly the ``optimal`` encoder
+    (without the morphology lookup, which has no standard component).
     """
     att = attachment(backend)
-    if att is None or att.mode != "cover":
+    if att is None or att.standard is None:
         return backend.to_str()
     with att.lock:
         custom = backend.pre_tokenizer
-        backend.pre_tokenizer = standard_pre_tokenizer(att.tokenizer)
+        backend.pre_tokenizer = att.standard
         try:
             return backend.to_str()
         finally:
             backend.pre_tokenizer = custom
 
 
-def _rebuild_backend(tokenizer_json: str, tok: Tokenizer, mode: Mode) -> HFTokenizer:
-    return attach(HFTokenizer.from_str(tokenizer_json), tok, mode)
+def _rebuild_backend(tokenizer_json: str, tok: Optional[Tokenizer], mode: Optional[Mode],
+                     lookup: Optional["MorphLookup"] = None, units: str = "chars") -> HFTokenizer:
+    return attach(HFTokenizer.from_str(tokenizer_json), tok, mode, lookup=lookup, units=units)
 
 
 def _reduce_backend(backend: HFTokenizer):
     att = attachment(backend)
     if att is None:
         return backend.__reduce_ex__(2)
-    return (_rebuild_backend, (standard_json(backend), att.tokenizer, att.mode))
+    return (_rebuild_backend, (standard_json(backend), att.tokenizer, att.mode, att.lookup, att.units))
 
 
 # pickle, copy.deepcopy, dill (datasets' multiprocess) and datasets' fingerprint Hasher all
@@ -307,8 +362,12 @@ def export_optimal_tokenizer_json(tok: Tokenizer, path: Union[str, Path], *,
     The file is written atomically.
 
     Raises:
-        ValueError: bos/eos not among the special tokens, or a tokenizer with no HF form.
+        ValueError: bos/eos not among the special tokens, a tokenizer with a morphology lookup
+            (no standard component can apply it), or a tokenizer with no HF form.
     """
+    if getattr(tok.pre_tokenizer, "lookup", None) is not None:
+        raise ValueError("a tokenizer with a morphology lookup has no pure tokenizer.json: the lookup "
+                         "is a custom pre-tokenizer step; save it with GreedTokTokenizerFast instead")
     backend = build_backend(tok, "optimal")
     ids = tok.model.special_token_ids
     ends = []

@@ -5,7 +5,10 @@ tokens in rank order, so a vocabulary grown by resumed training only appends ids
 
 * byte level: ``[specials][256 bytes in byte order][ranked tokens]``;
 * character level: ``[specials][alphabet in code point order][<0x00>..<0xFF>][ranked tokens]``,
-  the 256 byte tokens being the byte fallback for characters outside the alphabet.
+  the 256 byte tokens being the byte fallback for characters outside the alphabet;
+* script-aware units ("marks", "vowels"; :mod:`hf_greedtok.units`): the same layout with the
+  unit alphabet (sorted unit strings, some of several characters) in place of characters. A unit
+  not seen in training is split into its characters, and those fall back to bytes if unknown.
 
 Foreign vocabularies (tiktoken files, HF BPE files) keep their own ids; see
 :mod:`hf_greedtok.foreign`.
@@ -17,10 +20,12 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from ._encoder import RankedEncoder
-from .pre_tokenizers import ByteLevel, Token
+from .pre_tokenizers import ByteLevel, Token, replace_surrogates
+from .units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
 
 Mode = Literal["cover", "optimal"]
 MODES = ("cover", "optimal")
+UnitKind = Literal["bytes", "chars", "marks", "vowels"]
 
 
 def byte_fallback_token(b: int) -> str:
@@ -46,9 +51,9 @@ class GreedTokModel:
 
     Args:
         ranked_tokens: tokens of >= 2 singletons in priority (rank) order; bytes at byte
-            level, str at character level.
-        unit_kind: "bytes" or "chars".
-        alphabet: character singletons (character level only), any order; stored sorted.
+            level, str otherwise.
+        unit_kind: "bytes", "chars", or script-aware "marks"/"vowels" units.
+        alphabet: character (or unit) singletons, not for byte level; any order; stored sorted.
         special_tokens: strings with their own ids, never produced by the encoders.
         ids: optional explicit ids (foreign vocabularies): a dict with keys "ranked" (one id
             per ranked token), "singletons" ({unit: id}), "bytes" (256 ids) and "specials".
@@ -59,22 +64,27 @@ class GreedTokModel:
             the wrong type for ``unit_kind``.
     """
 
-    def __init__(self, ranked_tokens: Sequence[Token], *, unit_kind: Literal["bytes", "chars"],
+    def __init__(self, ranked_tokens: Sequence[Token], *, unit_kind: UnitKind,
                  alphabet: Iterable[str] = (), special_tokens: Sequence[str] = (),
                  ids: Optional[dict] = None, gains: Optional[Sequence[int]] = None) -> None:
-        if unit_kind not in ("bytes", "chars"):
-            raise ValueError(f"unit_kind must be 'bytes' or 'chars', got {unit_kind!r}")
+        if unit_kind != "bytes" and unit_kind not in UNIT_KINDS:
+            raise ValueError(f"unit_kind must be 'bytes' or one of {UNIT_KINDS}, got {unit_kind!r}")
         kind = bytes if unit_kind == "bytes" else str
+        self.splitter = None if unit_kind in ("bytes", "chars") else UnitSplitter(unit_kind)
         for r, tok in enumerate(ranked_tokens):
             if not isinstance(tok, kind):
                 raise ValueError(f"ranked token {r} is {type(tok).__name__}, expected {kind.__name__}")
-            if len(tok) < 2:
+            if len(tok) < 2 or (self.splitter is not None and len(self.splitter.split(tok)) < 2):
                 raise ValueError(f"ranked token {r} ({tok!r}) has fewer than 2 singletons")
         self.unit_kind = unit_kind
         self.ranked_tokens: list[Token] = list(ranked_tokens)
-        self.alphabet: list[str] = sorted(set(alphabet)) if unit_kind == "chars" else []
-        if any(len(c) != 1 for c in self.alphabet):
+        self.alphabet: list[str] = sorted(set(alphabet)) if unit_kind != "bytes" else []
+        if unit_kind == "chars" and any(len(c) != 1 for c in self.alphabet):
             raise ValueError("alphabet entries must be single characters")
+        if self.splitter is not None and any(self.splitter.split(u) != [u] for u in self.alphabet):
+            bad = next(u for u in self.alphabet if self.splitter.split(u) != [u])
+            raise ValueError(f"alphabet entry {bad!r} is not one {unit_kind} unit")
+        self._codes = unit_codes(self.alphabet) if unit_kind != "bytes" else {}
         self.special_tokens: list[str] = list(special_tokens)
         self.gains = None if gains is None else [int(g) for g in gains]
         if ids is None:
@@ -93,7 +103,7 @@ class GreedTokModel:
             byte_ids = list(range(n, n + 256))
             first = n + 256
         else:
-            singletons = {ord(c): n + i for i, c in enumerate(self.alphabet)}
+            singletons = {self._codes[c]: n + i for i, c in enumerate(self.alphabet)}
             base = n + len(self.alphabet)
             byte_ids = list(range(base, base + 256))
             first = base + 256
@@ -111,11 +121,12 @@ class GreedTokModel:
         show = ByteLevel.token_to_str if self.unit_kind == "bytes" else (lambda t: t)
         for s, i in ids["specials"].items():
             self._set(i, s, s.encode("utf-8"))
-        if self.unit_kind == "chars":
+        if self.unit_kind != "bytes":
             for b, i in enumerate(ids["bytes"]):
                 self._set(i, byte_fallback_token(b), bytes([b]))
+        unit_of = {c: u for u, c in self._codes.items()}
         for u, i in ids["singletons"].items():
-            tok = bytes([u]) if self.unit_kind == "bytes" else chr(u)
+            tok = bytes([u]) if self.unit_kind == "bytes" else unit_of.get(u) or chr(u)
             self._set(i, show(tok), tok if self.unit_kind == "bytes" else tok.encode("utf-8"))
         if len(ids["ranked"]) != len(self.ranked_tokens):
             raise ValueError("ids['ranked'] must have one id per ranked token")
@@ -130,7 +141,10 @@ class GreedTokModel:
         self._id_to_bytes[i] = raw
 
     def _make_encoder(self) -> RankedEncoder:
-        units, offsets = pack_units(self.ranked_tokens)
+        if self.splitter is None:
+            units, offsets = pack_units(self.ranked_tokens)
+        else:
+            units, offsets = pack_codes([self.splitter.split(t) for t in self.ranked_tokens], self._codes)
         sing = self._ids["singletons"]
         return RankedEncoder(
             units, offsets, np.asarray(self._ids["ranked"], dtype=np.int32),
@@ -163,10 +177,20 @@ class GreedTokModel:
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Encode pre-tokenized words: (ids int32[T], offsets int64[len(words) + 1]).
 
+        Script-aware units are encoded on one thread (the unit split runs in Python).
+
         Raises:
             ValueError: unknown mode. TypeError: a word is not str (or bytes at byte level).
         """
-        return self.encoder.encode_words(words, mode, num_threads)
+        if self.splitter is None:
+            return self.encoder.encode_words(words, mode, num_threads)
+        split = self.splitter.split
+        units = []
+        for k, w in enumerate(words):
+            if not isinstance(w, str):
+                raise TypeError(f"word {k} is {type(w).__name__}; expected str")
+            units.append(split(replace_surrogates(w)))
+        return self.encoder.encode_codes(*pack_codes(units, self._codes), mode)
 
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         """The bytes the ids stand for; raises ValueError on an id outside the vocabulary."""

@@ -6,7 +6,9 @@ Two kinds, as in HF ``tokenizers``:
   ``regex`` package); words keep their leading space; the singletons are the 256 byte values,
   shown with GPT-2's byte-to-unicode mapping so tokens are readable strings ("Ġthe").
 * :class:`Metaspace` (SentencePiece style): spaces become "▁", a "▁" is prepended, words start
-  at each "▁"; the singletons are characters (code points), with byte fallback for unseen ones.
+  at each "▁"; the singletons are characters (code points), with byte fallback for unseen ones,
+  or script-aware units (:mod:`hf_greedtok.units`: a base character with its combining marks);
+  an optional morphology lookup (:mod:`hf_greedtok.lookup`) splits known words into segments.
 
 A pre-tokenizer is recorded in the saved file and used identically for training and encoding.
 """
@@ -14,9 +16,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Optional, Union
 
 import regex
+
+from .units import UNIT_KINDS, UnitSplitter
+
+if TYPE_CHECKING:
+    from .lookup import MorphLookup
 
 # tiktoken's cl100k_base pattern (GPT-4). Possessive quantifiers need the `regex` package.
 GPT4_PATTERN = (
@@ -110,34 +117,62 @@ class ByteLevel:
 
 @dataclass(frozen=True)
 class Metaspace:
-    """SentencePiece-style split on "▁" with character singletons.
+    """SentencePiece-style split on "▁" with character (or unit) singletons.
 
     A "▁" is always prepended, so decoding drops exactly one leading space. Text that itself
     contains U+2581 decodes it as a space (as in SentencePiece and HF ``Metaspace``); every
     other string round-trips exactly.
+
+    Args:
+        replacement: the one character standing for a space.
+        units: the singletons: "chars" (code points), or "marks"/"vowels", the script-aware
+            units of :mod:`hf_greedtok.units` (CBPE's initial units; tokens then start and end
+            on unit boundaries).
+        lookup: optional :class:`hf_greedtok.lookup.MorphLookup`; words found in it are split
+            into their morphological segments (MorphTok Section 3.1.1), boundaries inside a
+            unit being dropped.
+
+    Raises:
+        ValueError: a replacement that is not one character, or unknown units.
     """
 
     replacement: str = "\u2581"
-    unit_kind: ClassVar[str] = "chars"
+    units: str = "chars"
+    lookup: Optional["MorphLookup"] = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if len(self.replacement) != 1:
             raise ValueError(f"replacement must be one character, got {self.replacement!r}")
+        if self.units not in UNIT_KINDS:
+            raise ValueError(f"units must be one of {', '.join(UNIT_KINDS)}, got {self.units!r}")
+
+    @property
+    def unit_kind(self) -> str:
+        return self.units
 
     @functools.cached_property
     def _regex(self) -> "regex.Pattern[str]":
         r = regex.escape(self.replacement)
         return regex.compile(f"{r}[^{r}]*|[^{r}]+")
 
+    @functools.cached_property
+    def splitter(self) -> UnitSplitter:
+        return UnitSplitter(self.units)
+
     def pre_tokenize(self, text: str) -> list[str]:
-        return self._regex.findall(self.replacement + text.replace(" ", self.replacement))
+        words = self._regex.findall(self.replacement + text.replace(" ", self.replacement))
+        if self.lookup is None:
+            return words
+        split = self.lookup.split_word
+        return [piece for w in words for piece in split(w, self.units, self.replacement)]
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
         return self.pre_tokenize(word)
 
-    @staticmethod
-    def word_units(word: str) -> str:
-        return replace_surrogates(word)
+    def word_units(self, word: str) -> Union[str, tuple[str, ...]]:
+        """The singletons of a word: the word itself (characters) or a tuple of unit strings."""
+        word = replace_surrogates(word)
+        return word if self.units == "chars" else tuple(self.splitter.split(word))
 
     @staticmethod
     def token_to_str(token: str) -> str:
@@ -148,7 +183,12 @@ class Metaspace:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "Metaspace", "replacement": self.replacement}
+        spec: dict[str, Any] = {"type": "Metaspace", "replacement": self.replacement}
+        if self.units != "chars":
+            spec["units"] = self.units
+        if self.lookup is not None:
+            spec["lookup"] = self.lookup.to_dict()
+        return spec
 
 
 PreTokenizer = Union[ByteLevel, Metaspace]
@@ -160,7 +200,12 @@ def pre_tokenizer_from_dict(spec: dict[str, Any]) -> PreTokenizer:
     if kind == "ByteLevel":
         return ByteLevel(pattern=spec["pattern"])
     if kind == "Metaspace":
-        return Metaspace(replacement=spec.get("replacement", "\u2581"))
+        lookup = None
+        if spec.get("lookup") is not None:
+            from .lookup import MorphLookup
+            lookup = MorphLookup.from_dict(spec["lookup"])
+        return Metaspace(replacement=spec.get("replacement", "\u2581"), units=spec.get("units", "chars"),
+                         lookup=lookup)
     if kind == "HF":
         from .foreign import HFPreTokenizer
         return HFPreTokenizer(spec["tokenizer_json"])  # type: ignore[return-value]

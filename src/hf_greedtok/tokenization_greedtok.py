@@ -16,20 +16,78 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
+from tokenizers import Tokenizer as HFTokenizer
 from transformers import PreTrainedTokenizerFast
 
 from hf_greedtok.core import Tokenizer
 from hf_greedtok.file_format import FILE_NAME, atomic_write_text, load_tokenizer, tokenizer_to_json
-from hf_greedtok.hf_pipeline import attachment, backend_lock, build_backend, standard_json, unigram_vocab
+from hf_greedtok.hf_pipeline import attach, attachment, backend_lock, build_backend, standard_json, unigram_vocab
+from hf_greedtok.lookup import MorphLookup
 from hf_greedtok.models import MODES
 from hf_greedtok.pre_tokenizers import replace_surrogates
 from hf_greedtok.trainers import GreedTokTrainer
 from hf_greedtok.word_counts import count_words
 
 TOKENIZER_FILE = "tokenizer.json"
+LOOKUP_FILE = "morph_lookup.tsv"
 
 
-class GreedTokTokenizerFast(PreTrainedTokenizerFast):
+class _CustomStepBackend:
+    """Calls into a backend with custom (Python) pre-tokenizer steps, serialized by its lock.
+
+    tokenizers holds its read lock while a custom step waits for the GIL, so reconfiguring the
+    backend (padding, truncation) from another thread at that moment deadlocks
+    (notes/hf_integration.md 2.4); every call that touches the backend takes the lock.
+    ``save_pretrained`` writes the standard tokenizer.json (custom steps left out) next to the
+    files of ``save_vocabulary``, from which the constructor re-attaches the steps.
+    """
+
+    def _encode_plus(self, text, text_pair=None, *args, **kwargs):
+        with backend_lock(self._tokenizer):
+            try:
+                return super()._encode_plus(text, text_pair, *args, **kwargs)
+            except TypeError:
+                # tokenizers rejects str with lone surrogates ("TextInputSequence must be str");
+                # retry once with them replaced, any other TypeError propagates unchanged.
+                clean, clean_pair = _without_surrogates(text), _without_surrogates(text_pair)
+                if clean == text and clean_pair == text_pair:
+                    raise
+                return super()._encode_plus(clean, clean_pair, *args, **kwargs)
+
+    def _encode_without_added_tokens(self, text: str) -> list[int]:
+        # The base version runs the Model on pre-tokenizer splits, which in cover mode would be
+        # the Unigram (optimal) encoder; go through the whole pipeline instead.
+        with backend_lock(self._tokenizer):
+            backend = self._tokenizer
+            special = backend.encode_special_tokens
+            backend.encode_special_tokens = True
+            try:
+                return backend.encode(replace_surrogates(text), add_special_tokens=False).ids
+            finally:
+                backend.encode_special_tokens = special
+
+    def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
+        with backend_lock(self._tokenizer):
+            return super()._add_tokens(new_tokens, special_tokens=special_tokens)
+
+    def update_post_processor(self) -> None:
+        with backend_lock(self._tokenizer):
+            super().update_post_processor()
+
+    def _decode(self, *args, **kwargs) -> str:
+        with backend_lock(self._tokenizer):
+            return super()._decode(*args, **kwargs)
+
+    # ------------------------------------------------------------------ saving
+
+    def _save_pretrained(self, save_directory, file_names, legacy_format=None, filename_prefix=None):
+        prefix = filename_prefix + "-" if filename_prefix else ""
+        tokenizer_json = Path(save_directory) / (prefix + TOKENIZER_FILE)
+        atomic_write_text(tokenizer_json, standard_json(self._tokenizer))
+        return tuple(file_names) + (str(tokenizer_json),) + self.save_vocabulary(save_directory, filename_prefix)
+
+
+class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
     """A GreedTok tokenizer with the full transformers tokenizer API.
 
     Padding, truncation (with stride and overflow), text pairs, offsets (characters of the
@@ -103,52 +161,6 @@ class GreedTokTokenizerFast(PreTrainedTokenizerFast):
     def from_greedtok(cls, greedtok: Tokenizer, **kwargs: Any) -> "GreedTokTokenizerFast":
         """Wrap a trained :class:`hf_greedtok.Tokenizer`; ``kwargs`` as for the constructor."""
         return cls(greedtok=greedtok, **kwargs)
-
-    # ------------------------------------------------------------------ backend calls, locked
-
-    def _encode_plus(self, text, text_pair=None, *args, **kwargs):
-        with backend_lock(self._tokenizer):
-            try:
-                return super()._encode_plus(text, text_pair, *args, **kwargs)
-            except TypeError:
-                # tokenizers rejects str with lone surrogates ("TextInputSequence must be str");
-                # retry once with them replaced, any other TypeError propagates unchanged.
-                clean, clean_pair = _without_surrogates(text), _without_surrogates(text_pair)
-                if clean == text and clean_pair == text_pair:
-                    raise
-                return super()._encode_plus(clean, clean_pair, *args, **kwargs)
-
-    def _encode_without_added_tokens(self, text: str) -> list[int]:
-        # The base version runs the Model on pre-tokenizer splits, which in cover mode would be
-        # the Unigram (optimal) encoder; go through the whole pipeline instead.
-        with backend_lock(self._tokenizer):
-            backend = self._tokenizer
-            special = backend.encode_special_tokens
-            backend.encode_special_tokens = True
-            try:
-                return backend.encode(replace_surrogates(text), add_special_tokens=False).ids
-            finally:
-                backend.encode_special_tokens = special
-
-    def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
-        with backend_lock(self._tokenizer):
-            return super()._add_tokens(new_tokens, special_tokens=special_tokens)
-
-    def update_post_processor(self) -> None:
-        with backend_lock(self._tokenizer):
-            super().update_post_processor()
-
-    def _decode(self, *args, **kwargs) -> str:
-        with backend_lock(self._tokenizer):
-            return super()._decode(*args, **kwargs)
-
-    # ------------------------------------------------------------------ saving
-
-    def _save_pretrained(self, save_directory, file_names, legacy_format=None, filename_prefix=None):
-        prefix = filename_prefix + "-" if filename_prefix else ""
-        tokenizer_json = Path(save_directory) / (prefix + TOKENIZER_FILE)
-        atomic_write_text(tokenizer_json, standard_json(self._tokenizer))
-        return tuple(file_names) + (str(tokenizer_json),) + self.save_vocabulary(save_directory, filename_prefix)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
         path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)
@@ -231,4 +243,67 @@ def _without_surrogates(x):
     return x
 
 
+class MorphLookupTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
+    """Any standard HF tokenizer (BPE, CBPE, ...) behind a morphology lookup pre-tokenizer.
+
+    Words found in the lookup table are split into their morphological segments before the
+    model runs (MorphTok Section 3.1.1; :class:`hf_greedtok.lookup.MorphLookup`). The lookup
+    is a custom pre-tokenizer step, so the folder holds the standard ``tokenizer.json`` (which
+    alone does *not* apply the lookup) and ``morph_lookup.tsv``; load the folder with
+    ``AutoTokenizer`` (after ``import hf_greedtok``, or with ``trust_remote_code=True``).
+
+    Args:
+        lookup_file: path of ``morph_lookup.tsv`` (what ``from_pretrained`` passes); or give
+            ``lookup``.
+        lookup: a :class:`MorphLookup`.
+        units: "chars", "marks" or "vowels": lookup boundaries inside a unit are dropped.
+        tokenizer_object: the backend (``tokenizers.Tokenizer``) when building from objects;
+            ``from_pretrained`` passes ``tokenizer_file`` instead.
+        **kwargs: as for ``PreTrainedTokenizerFast`` (special tokens, ``model_max_length``, ...).
+
+    Raises:
+        ValueError: no lookup, no backend, or unknown units.
+        CorpusError: a malformed lookup file (line number given).
+    """
+
+    vocab_files_names = {"lookup_file": LOOKUP_FILE}
+    model_input_names = ["input_ids", "attention_mask"]
+
+    def __init__(self, lookup_file: Optional[str] = None, *, lookup: Optional[MorphLookup] = None,
+                 units: str = "chars", tokenizer_object: Optional[HFTokenizer] = None, **kwargs: Any) -> None:
+        tokenizer_file = kwargs.pop("tokenizer_file", None)
+        for key in ("vocab", "merges"):          # tokenizer.json's, passed by from_pretrained
+            kwargs.pop(key, None)
+        if units not in ("chars", "marks", "vowels"):
+            raise ValueError(f"units must be 'chars', 'marks' or 'vowels', got {units!r}")
+        if lookup is None:
+            if lookup_file is None:
+                raise ValueError(f"MorphLookupTokenizerFast needs {LOOKUP_FILE} (lookup_file=...) or lookup=...")
+            lookup = MorphLookup.load(lookup_file, normalizer=None)   # saved entries are normalized already
+        if tokenizer_object is not None:
+            text = standard_json(tokenizer_object)
+        elif tokenizer_file is not None and os.path.isfile(tokenizer_file):
+            with open(tokenizer_file, encoding="utf-8") as f:
+                text = f.read()
+        else:
+            raise ValueError(f"MorphLookupTokenizerFast needs {TOKENIZER_FILE} (tokenizer_file=...) or tokenizer_object")
+        self._tokenizer = attach(HFTokenizer.from_str(text), None, None, lookup=lookup, units=units)
+        super().__init__(units=units, **kwargs)
+
+    @property
+    def lookup(self) -> MorphLookup:
+        """The morphology lookup table."""
+        return attachment(self._tokenizer).lookup
+
+    @property
+    def units(self) -> str:
+        """The unit kind whose boundaries the lookup respects."""
+        return attachment(self._tokenizer).units
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
+        path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + LOOKUP_FILE)
+        return (str(self.lookup.save_tsv(path)),)
+
+
 GreedTokTokenizerFast.register_for_auto_class("AutoTokenizer")
+MorphLookupTokenizerFast.register_for_auto_class("AutoTokenizer")

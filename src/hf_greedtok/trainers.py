@@ -21,6 +21,7 @@ from .core import Tokenizer
 from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token
+from .units import pack_codes, unit_codes
 from .word_counts import CorpusError, check_word_length, count_words, count_words_in_files, read_count_tables
 
 DEFAULT_MAX_TOKEN_LENGTH = 24
@@ -38,12 +39,15 @@ class GreedTokTrainer:
             the list are ignored since they are always in the vocabulary.
         pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
         special_tokens: strings given their own ids (0..n-1) and never learned.
-        pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`.
+        pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`; a Metaspace with
+            ``units="marks"`` or ``"vowels"`` gives script-aware GreedTok (the units of
+            :mod:`hf_greedtok.units` are the singletons, so every candidate token starts and
+            ends on a unit boundary), and one with a ``lookup`` trains on morphological segments.
         normalizer: optional :class:`UnicodeNormalizer` or its name ("NFC", ...).
         show_progress: progress bars for counting and training.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
-    singleton sequence (bytes, or code points). Training stops early, and says so in
+    singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.units.unit_codes`). Training stops early, and says so in
     ``training_info["stopped_early"]``, when no candidate has a positive gain.
 
     Raises:
@@ -139,15 +143,24 @@ class GreedTokTrainer:
             units = self.pre_tokenizer.word_units(word)
             words.append(units)
             counts[k] = c
-            if self.pre_tokenizer.unit_kind == "chars":
+            if self.pre_tokenizer.unit_kind != "bytes":
                 alphabet.update(units)
-        if self.pre_tokenizer.unit_kind == "chars":
+        if self.pre_tokenizer.unit_kind != "bytes":
             for t in self.pinned:
                 alphabet.update(t)
         self._alphabet = sorted(alphabet)
-        units, offsets = pack_units(words)
-        pin_units, pin_offsets = pack_units(self.pinned)
-        cand_units, cand_offsets = pack_units(self.candidates or [])
+        if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
+            pack = pack_units
+        else:
+            # script-aware units: every unit is one uint32 code, so candidates are unit strings
+            codes = unit_codes(self._alphabet)
+            self._unit_of = {c: u for u, c in codes.items()}
+
+            def pack(seqs):
+                return pack_codes(seqs, codes)
+        units, offsets = pack(words)
+        pin_units, pin_offsets = pack(self.pinned)
+        cand_units, cand_offsets = pack(self.candidates or [])
         started = time.perf_counter()
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
@@ -203,8 +216,12 @@ class GreedTokTrainer:
         if self.pre_tokenizer.unit_kind == "bytes":
             data = units.astype(np.uint8).tobytes()
             ranked: list[Token] = [data[offsets[r]:offsets[r + 1]] for r in range(len(offsets) - 1)]
-        else:
+        elif self.pre_tokenizer.unit_kind == "chars":
             ranked = ["".join(map(chr, units[offsets[r]:offsets[r + 1]])) for r in range(len(offsets) - 1)]
+        else:
+            unit_of = self._unit_of
+            ranked = ["".join(unit_of[int(c)] for c in units[offsets[r]:offsets[r + 1]])
+                      for r in range(len(offsets) - 1)]
         gains = core.gains_array()
         model = GreedTokModel(ranked, unit_kind=self.pre_tokenizer.unit_kind, alphabet=self._alphabet,
                               special_tokens=self.special_tokens, gains=gains.tolist())

@@ -240,6 +240,16 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
             integer >= 1, an empty word, a NUL byte or invalid UTF-8 (file and line given).
     """
     counts: Counter = Counter()
+    for p, line, word, count in iter_count_tables(paths):
+        for piece in pre_tokenizer.count_table_word(normalizer(word) if normalizer else word, prefix_space):
+            check_word_length(piece, pre_tokenizer, str(p), line)
+            counts[piece] += count
+    return counts
+
+
+def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tuple[Path, int, str, int]]:
+    """(file, line, word, count) of every entry of ``word<TAB>count`` tables, as read by
+    :func:`read_count_tables` (same checks and errors), without pre-tokenization."""
     for p in map(Path, paths):
         if not p.is_file():
             raise CorpusError(str(p), None, "no such file")
@@ -264,12 +274,32 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
                         raise CorpusError(str(p), line, "empty word")
                     if "\0" in word:
                         raise CorpusError(str(p), line, "NUL character in word")
-                    for piece in pre_tokenizer.count_table_word(normalizer(word) if normalizer else word,
-                                                                prefix_space):
-                        check_word_length(piece, pre_tokenizer, str(p), line)
-                        counts[piece] += count
+                    yield p, line, word, count
             except UnicodeDecodeError as e:
                 raise CorpusError(str(p), reader.line_num + 1, f"invalid UTF-8 ({e.reason})") from None
             except csv.Error as e:
                 raise CorpusError(str(p), reader.line_num, f"malformed line ({e})") from None
-    return counts
+
+
+def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
+                    ) -> Iterator[tuple[Path, int, str]]:
+    """(file, line number, line without its end) of UTF-8 text files; errors name file and line.
+
+    Raises:
+        CorpusError: a missing file, invalid UTF-8 (strict), or a NUL byte.
+    """
+    if encoding_errors not in ENCODING_ERRORS:
+        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
+    for p in map(Path, paths):
+        if not p.is_file():
+            raise CorpusError(str(p), None, "no such file")
+        with open(p, "rb") as f:
+            for k, raw in enumerate(f, 1):
+                if b"\0" in raw:
+                    raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
+                try:
+                    text = raw.decode("utf-8", errors=encoding_errors)
+                except UnicodeDecodeError as e:
+                    raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
+                                                 "--encoding-errors replace or ignore to accept it") from None
+                yield p, k, text.rstrip("\r\n")
