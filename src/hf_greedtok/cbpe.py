@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
@@ -240,19 +239,3 @@ def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], 
     decode = lambda s: "".join(back[c] for c in s)   # noqa: E731
     return [(decode(a), decode(b)) for a, b in (m.split(" ") if isinstance(m, str) else m for m in merges)]
 
-
-def mark_initial_vocab(backend: HFTokenizer) -> list[str]:
-    """Vocabulary entries that begin with a combining mark (a CBPE vocabulary has them only as
-    the second characters of unit merges, never as learned tokens)."""
-    from .units import starts_with_mark
-    return [t for t in backend.get_vocab() if starts_with_mark(t)]
-
-
-def count_symbols(word_counts: Mapping[str, int], units: str) -> Counter:
-    """Unit frequencies of a word-count table (diagnostics)."""
-    split = UnitSplitter(units).split
-    c: Counter = Counter()
-    for w, n in word_counts.items():
-        for u in split(w):
-            c[u] += n
-    return c

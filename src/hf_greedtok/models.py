@@ -8,7 +8,8 @@ tokens in rank order, so a vocabulary grown by resumed training only appends ids
   the 256 byte tokens being the byte fallback for characters outside the alphabet;
 * script-aware units ("marks", "vowels"; :mod:`hf_greedtok.units`): the same layout with the
   unit alphabet (sorted unit strings, some of several characters) in place of characters. A unit
-  not seen in training is split into its characters, and those fall back to bytes if unknown.
+  not seen in training is split into the longest seen units it begins with, and characters that
+  begin none fall back to bytes (:func:`hf_greedtok.units.pack_codes`).
 
 Foreign vocabularies (tiktoken files, HF BPE files) keep their own ids; see
 :mod:`hf_greedtok.foreign`.

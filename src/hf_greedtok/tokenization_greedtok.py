@@ -266,7 +266,7 @@ class MorphLookupTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         CorpusError: a malformed lookup file (line number given).
     """
 
-    vocab_files_names = {"lookup_file": LOOKUP_FILE}
+    vocab_files_names = {"lookup_file": LOOKUP_FILE, "tokenizer_file": TOKENIZER_FILE}
     model_input_names = ["input_ids", "attention_mask"]
 
     def __init__(self, lookup_file: Optional[str] = None, *, lookup: Optional[MorphLookup] = None,
@@ -280,6 +280,10 @@ class MorphLookupTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             if lookup_file is None:
                 raise ValueError(f"MorphLookupTokenizerFast needs {LOOKUP_FILE} (lookup_file=...) or lookup=...")
             lookup = MorphLookup.load(lookup_file, normalizer=None)   # saved entries are normalized already
+        if tokenizer_file is None and lookup_file is not None:
+            # transformers 5 parses tokenizer.json itself and passes its pieces, not the path;
+            # from_pretrained resolves every file of vocab_files_names into one folder.
+            tokenizer_file = str(Path(lookup_file).with_name(TOKENIZER_FILE))
         if tokenizer_object is not None:
             text = standard_json(tokenizer_object)
         elif tokenizer_file is not None and os.path.isfile(tokenizer_file):

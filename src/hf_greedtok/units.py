@@ -103,8 +103,10 @@ def unit_codes(alphabet: Iterable[str]) -> dict[str, int]:
 def pack_codes(words: Sequence[Sequence[str]], codes: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """Unit sequences as (codes uint32[M], offsets int64[len(words) + 1]).
 
-    A unit missing from ``codes`` (not seen in training) falls back to its code points, which
-    the encoders treat as single characters (byte fallback if those are unknown too).
+    A unit missing from ``codes`` (not seen in training, e.g. ब्+ZWNJ) is split into the
+    longest seen units it begins with (ब्, then ZWNJ), and characters that start no seen unit
+    are passed as code points, which the encoders treat as single characters (byte fallback if
+    those are unknown too). This is the fallback HF BPE's unit merges give CBPE.
     """
     flat: list[int] = []
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
@@ -114,6 +116,22 @@ def pack_codes(words: Sequence[Sequence[str]], codes: dict[str, int]) -> tuple[n
             if c is not None:
                 flat.append(c)
             else:
-                flat.extend(map(ord, u))
+                flat.extend(_fallback_codes(u, codes))
         offsets[k + 1] = len(flat)
     return np.asarray(flat, dtype=np.uint32), offsets
+
+
+def _fallback_codes(unit: str, codes: dict[str, int]) -> list[int]:
+    out = []
+    i = 0
+    while i < len(unit):
+        for j in range(len(unit), i, -1):
+            c = codes.get(unit[i:j])
+            if c is not None:
+                out.append(c)
+                i = j
+                break
+        else:
+            out.append(ord(unit[i]))
+            i += 1
+    return out

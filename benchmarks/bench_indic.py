@@ -1,0 +1,140 @@
+"""Hindi report: BPE, CBPE, Lookup+BPE, Lookup+CBPE, GreedTok and script-aware GreedTok.
+
+Trains on ``hi_news_wordcounts.tsv`` (word counts), evaluates on ``hi_devdas.txt`` (running
+text), with a morphology lookup and a gold segmentation made from ``hi_morph_segments.tsv``: a
+word goes to the gold part when sha256(word) % 10 == 0 (about 10 %, all rows of a word together),
+everything else to the lookup, so no gold word is in the lookup. Every variant is trained with
+``hf-greedtok train`` (in-process) and NFC, at equal learned tokens (K merges = K GreedTok
+tokens) and at equal final vocabulary size, then scored by ``evaluate_texts``.
+
+    python benchmarks/bench_indic.py --sizes 2000 4000 8000 --totals 4000 8000 16000
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import sys
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from common import CORPORA, machine
+
+import hf_greedtok  # noqa: F401  (registers the tokenizer classes with AutoTokenizer)
+from hf_greedtok.cli import main as cli
+from hf_greedtok.evaluation import evaluate_texts
+from hf_greedtok.lookup import MorphLookup
+from hf_greedtok.pre_tokenizers import Metaspace
+from hf_greedtok.units import starts_with_mark
+from hf_greedtok.word_counts import iter_count_tables
+from transformers import AutoTokenizer
+
+VARIANTS = [  # name, algorithm, units, lookup
+    ("BPE", "bpe", "chars", False),
+    ("CBPE", "cbpe", "marks", False),
+    ("CBPE (vowels)", "cbpe", "vowels", False),
+    ("Lookup+BPE", "bpe", "chars", True),
+    ("Lookup+CBPE", "cbpe", "marks", True),
+    ("GreedTok", "greedtok", "chars", False),
+    ("GreedTok (marks)", "greedtok", "marks", False),
+    ("Lookup+GreedTok (marks)", "greedtok", "marks", True),
+]
+
+
+def split_morph_table(source: Path, folder: Path) -> tuple[Path, Path]:
+    lookup, gold = folder / "lookup.tsv", folder / "gold.tsv"
+    with open(source, encoding="utf-8") as f, open(lookup, "w", encoding="utf-8") as lk, \
+            open(gold, "w", encoding="utf-8") as gd:
+        for line in f:
+            word = line.split("\t", 1)[0]
+            (gd if int(hashlib.sha256(word.encode("utf-8")).hexdigest(), 16) % 10 == 0 else lk).write(line)
+    return lookup, gold
+
+
+def seen_unit_lines(train: Path, text: Path, folder: Path) -> tuple[Path, int, int]:
+    """The lines of ``text`` whose "marks" units with a combining mark (after NFC) all occur in
+    the training words (new punctuation or digits do not matter for mark-initial tokens)."""
+    pre = Metaspace(units="marks")
+    seen = {u for _, _, w, _ in iter_count_tables([train])
+            for piece in pre.pre_tokenize(unicodedata.normalize("NFC", w)) for u in pre.word_units(piece)}
+    lines = [ln for ln in text.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    keep = [ln for ln in lines
+            if all(u in seen for piece in pre.pre_tokenize(unicodedata.normalize("NFC", ln))
+                   for u in pre.word_units(piece) if len(u) > 1 or starts_with_mark(u))]
+    out = folder / "seen_units.txt"
+    out.write_text("\n".join(keep) + "\n", encoding="utf-8")
+    return out, len(keep), len(lines)
+
+
+def run(variant, size_flag: str, size: int, train: Path, text: Path, seen: Path, lookup: Path,
+        gold: MorphLookup, folder: Path) -> dict:
+    name, algorithm, units, use_lookup = variant
+    out = folder / f"{algorithm}-{units}-{int(use_lookup)}-{size_flag}-{size}"
+    args = ["train", str(train), "--counts", "--algorithm", algorithm, "--units", units,
+            size_flag, str(size), "--normalizer", "NFC", "--output", str(out), "--quiet", "--overwrite"]
+    if use_lookup:
+        args += ["--lookup", str(lookup)]
+    with contextlib.redirect_stdout(io.StringIO()) as said:
+        if cli(args) != 0:
+            raise SystemExit(f"training failed: {' '.join(args)}")
+    backend = AutoTokenizer.from_pretrained(str(out)).backend_tokenizer
+    r = evaluate_texts(backend, [text], gold=gold)
+    r_seen = evaluate_texts(backend, [seen])
+    return {"variant": name, "size_flag": size_flag, "size": size, "vocab_size": r["vocab_size"],
+            "fertility": r["fertility"], "pcw": r["proportion_continued_words"],
+            "mark_initial": r["mark_initial_tokens"], "mark_initial_share": r["mark_initial_share"],
+            "dv_tokens": r["dependent_vowel_tokens"], "mark_initial_seen": r_seen["mark_initial_tokens"],
+            "boundary_precision": r["boundary_precision"], "boundary_recall": r["boundary_recall"],
+            "boundary_f1": r["boundary_f1"], "renyi": r["renyi_efficiency"], "trained": said.getvalue().strip()}
+
+
+def table(rows: list[dict], size_flag: str) -> str:
+    head = ("| size | variant | vocab | fertility | PCW | mark-initial | (seen-unit lines) | DV tokens | "
+            "boundary P | R | F1 | Rényi 2.5 |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines = [head]
+    for r in rows:
+        if r["size_flag"] != size_flag:
+            continue
+        lines.append(f"| {r['size']} | {r['variant']} | {r['vocab_size']} | {r['fertility']:.4f} | {r['pcw']:.3f} | "
+                     f"{r['mark_initial']} ({100 * r['mark_initial_share']:.2f} %) | {r['mark_initial_seen']} | "
+                     f"{r['dv_tokens']} | {r['boundary_precision']:.3f} | {r['boundary_recall']:.3f} | "
+                     f"{r['boundary_f1']:.3f} | {r['renyi']:.4f} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sizes", type=int, nargs="+", default=[2000, 4000, 8000], help="equal learned tokens K")
+    p.add_argument("--totals", type=int, nargs="+", default=[4000, 8000, 16000], help="equal final vocab size")
+    p.add_argument("--json", type=Path, help="also write the rows as JSON")
+    args = p.parse_args()
+    train, text = CORPORA / "hi_news_wordcounts.tsv", CORPORA / "hi_devdas.txt"
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        lookup, gold_path = split_morph_table(CORPORA / "hi_morph_segments.tsv", folder)
+        gold = MorphLookup.load(gold_path)
+        seen, n_seen, n_lines = seen_unit_lines(train, text, folder)
+        print(machine())
+        print(f"gold: {len(gold)} words ({gold.stats['split_entries']} with a boundary); lookup: "
+              f"{MorphLookup.load(lookup).stats['entries']} words; {n_seen} of {n_lines} evaluation lines "
+              "have only units seen in training")
+        for size_flag, sizes in (("--vocab-size", args.sizes), ("--total-vocab-size", args.totals)):
+            for size in sizes:
+                for v in VARIANTS:
+                    rows.append(run(v, size_flag, size, train, text, seen, lookup, gold, folder))
+                    print(json.dumps({k: v for k, v in rows[-1].items() if k != "trained"}), file=sys.stderr)
+    print("\nEqual learned tokens (K = BPE/CBPE merges = GreedTok k):\n")
+    print(table(rows, "--vocab-size"))
+    print("\nEqual final vocabulary size (every id):\n")
+    print(table(rows, "--total-vocab-size"))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
