@@ -187,6 +187,11 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
 
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
+    only_greedtok = [flag for flag, used in (
+        ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode != "cover"),
+        ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
+    if only_greedtok:
+        raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
                           min_frequency=args.min_frequency or 0, show_progress=not args.quiet)
