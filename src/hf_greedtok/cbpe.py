@@ -46,7 +46,7 @@ from .models import byte_fallback_token
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from .units import UNIT_KINDS, UnitSplitter
-from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
+from .word_counts import CorpusError, count_corpus, count_words
 
 BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.
@@ -107,12 +107,8 @@ class CBPETrainer:
     def train(self, files: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
               encoding_errors: str = "strict", num_proc: Optional[int] = None) -> HFTokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        if counts:
-            wc = read_count_tables(files, self.pre_tokenizer, self.normalizer)
-        else:
-            wc = count_words_in_files(files, self.pre_tokenizer, self.normalizer,
-                                      encoding_errors=encoding_errors, num_proc=num_proc,
-                                      show_progress=self.show_progress)
+        wc = count_corpus(files, self.pre_tokenizer, self.normalizer, counts=counts,
+                          encoding_errors=encoding_errors, num_proc=num_proc, show_progress=self.show_progress)
         return self.train_from_counts(wc, source=", ".join(map(str, files)))
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> HFTokenizer:

@@ -28,7 +28,7 @@ from .normalizers import normalizer_from_name
 from .pre_tokenizers import ByteLevel, Metaspace
 from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
-from .word_counts import ENCODING_ERRORS, CorpusError, count_words_in_files, read_count_tables
+from .word_counts import ENCODING_ERRORS, CorpusError, count_corpus
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -154,11 +154,8 @@ def _train(args: argparse.Namespace) -> int:
 
 def _train_greedtok(args, units, normalizer, lookup, specials, named):
     pre = ByteLevel() if units == "bytes" else Metaspace(units=units, lookup=lookup)
-    if args.counts:
-        wc = read_count_tables(args.inputs, pre, normalizer, prefix_space=not args.no_prefix_space)
-    else:
-        wc = count_words_in_files(args.inputs, pre, normalizer, encoding_errors=args.encoding_errors,
-                                  num_proc=args.num_proc, show_progress=not args.quiet)
+    wc = count_corpus(args.inputs, pre, normalizer, counts=args.counts, encoding_errors=args.encoding_errors,
+                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
     k = args.vocab_size
     if k is None:
         fixed = 256 if units == "bytes" else 256 + len({u for w in wc for u in pre.word_units(w)})
@@ -219,12 +216,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if greedtok is not None and (args.tokenizer / FILE_NAME).is_file():
-        pre = greedtok.pre_tokenizer
-        if args.counts:
-            wc = read_count_tables(args.inputs, pre, greedtok.normalizer, prefix_space=not args.no_prefix_space)
-        else:
-            wc = count_words_in_files(args.inputs, pre, greedtok.normalizer, encoding_errors=args.encoding_errors,
-                                      show_progress=not args.quiet)
+        wc = count_corpus(args.inputs, greedtok.pre_tokenizer, greedtok.normalizer, counts=args.counts,
+                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
+                          show_progress=not args.quiet)
         if not wc:
             raise CorpusError(", ".join(args.inputs), None, "empty corpus: no words to evaluate")
         result.update(evaluate_word_counts(greedtok, wc))

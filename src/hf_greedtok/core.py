@@ -18,7 +18,7 @@ import regex
 
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer
-from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+from .pre_tokenizers import Metaspace, PreTokenizer
 
 
 class Tokenizer:

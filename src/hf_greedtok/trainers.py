@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -22,7 +21,7 @@ from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token
 from .units import pack_codes, unit_codes
-from .word_counts import CorpusError, check_word_length, count_words, count_words_in_files, read_count_tables
+from .word_counts import CorpusError, check_word_length, count_corpus, count_words
 
 DEFAULT_MAX_TOKEN_LENGTH = 24
 
@@ -97,12 +96,9 @@ class GreedTokTrainer:
               encoding_errors: str = "strict", num_proc: Optional[int] = None,
               prefix_space: bool = True) -> Tokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        if counts:
-            wc = read_count_tables(files, self.pre_tokenizer, self.normalizer, prefix_space=prefix_space)
-        else:
-            wc = count_words_in_files(files, self.pre_tokenizer, self.normalizer,
-                                      encoding_errors=encoding_errors, num_proc=num_proc,
-                                      show_progress=self.show_progress)
+        wc = count_corpus(files, self.pre_tokenizer, self.normalizer, counts=counts,
+                          encoding_errors=encoding_errors, num_proc=num_proc, prefix_space=prefix_space,
+                          show_progress=self.show_progress)
         return self.train_from_counts(wc, source=", ".join(map(str, files)))
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> Tokenizer:

@@ -247,6 +247,18 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     return counts
 
 
+def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
+                 normalizer: Optional[UnicodeNormalizer] = None, *, counts: bool = False,
+                 encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
+                 show_progress: bool = True) -> Counter:
+    """{word: count} of text files (:func:`count_words_in_files`) or, with ``counts``, of
+    ``word<TAB>count`` tables (:func:`read_count_tables`); errors as there."""
+    if counts:
+        return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space)
+    return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
+                                num_proc=num_proc, show_progress=show_progress)
+
+
 def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tuple[Path, int, str, int]]:
     """(file, line, word, count) of every entry of ``word<TAB>count`` tables, as read by
     :func:`read_count_tables` (same checks and errors), without pre-tokenization."""
