@@ -23,6 +23,12 @@ pushed at once. The heap thus always holds an entry at least as large as every l
 and the first valid entry popped is the true argmax. Ties: larger gain, then fewer
 singletons, then the lexicographically smaller singleton sequence (byte values or code
 points), compared only when two scores are equal.
+
+GreedWMC (``relaxed=True``). The same machinery runs the greedy (1 - 1/e) algorithm for the
+weighted maximum coverage relaxation of Section 4.2.1 [Hoc96, Section 3.9]: the gain of a token
+is the count-weighted number of still-uncovered gaps inside the union of its occurrences, and
+selecting it covers all of them. Gains then only fall (coverage is submodular), so no score
+ever rises. The paper's d_inst (Section 5.3) is the GreedTok objective over this one.
 """
 
 include "hashtrie.pxi"
@@ -68,6 +74,25 @@ cdef inline int64_t _group_gain(const uint8_t* cov, const int32_t* pref, int64_t
     return g
 
 
+cdef inline int64_t _group_gain_wmc(const int32_t* pref, const uint16_t* starts, int64_t k,
+                                    int64_t L) noexcept nogil:
+    """GreedWMC's marginal gain of one token over its k occurrences in one word (Section 4.2.1).
+
+    The elements are the word's gaps; the token's set is the union of the gaps inside its
+    occurrences, overlapping or not, and the gain is how many of them are still uncovered.
+    """
+    cdef int64_t g = 0
+    cdef int64_t done = -1          # last gap already counted for this token
+    cdef int64_t r, a, b
+    for r in range(k):
+        a = max(<int64_t>starts[r], done + 1)
+        b = starts[r] + L - 2
+        if b >= a:
+            g += (b - a + 1) - (pref[b + 1] - pref[a])
+            done = b
+    return g
+
+
 cdef inline void _prefix(const uint8_t* cov, int64_t n, int32_t* pref) noexcept nogil:
     """pref[i] = number of covered gaps among gaps 0..i-1 (gap n-1 does not exist)."""
     cdef int64_t i
@@ -89,6 +114,12 @@ cdef class GreedTokCore:
         pinned_units, pinned_offsets: tokens placed first, in this order (>= 2 singletons).
         allowed_units, allowed_offsets: the candidate list used when ``restrict`` is true.
         restrict: if true, T is the allowed list (paper Section 5.4) instead of all substrings.
+        relaxed: if true, run GreedWMC instead: the weighted maximum coverage relaxation
+            (paper Section 4.2.1) whose elements are the gaps between adjacent singletons,
+            weighted by COUNT(W), and whose set for a token is every gap inside any of its
+            occurrences. Constraints (5)-(8) are dropped, so occurrences may overlap each other
+            and earlier tokens; a step covers all of them. ``objective`` is then the initial
+            objective minus the covered weight, which is not a token count.
 
     Raises:
         ValueError: a word longer than 65535 singletons, a count < 1, bad offsets or limits.
@@ -121,6 +152,7 @@ cdef class GreedTokCore:
     cdef readonly bint exhausted
     cdef readonly int64_t score_rises
     cdef readonly int64_t score_mismatches
+    cdef readonly bint relaxed
     cdef vector[uint8_t] old_cov
     cdef vector[int32_t] pref_old
     cdef vector[int32_t] pref_new
@@ -129,7 +161,7 @@ cdef class GreedTokCore:
                  const int64_t[::1] counts, int max_token_length, int64_t min_frequency,
                  const uint32_t[::1] pinned_units, const int64_t[::1] pinned_offsets,
                  const uint32_t[::1] allowed_units, const int64_t[::1] allowed_offsets,
-                 bint restrict):
+                 bint restrict, bint relaxed=False):
         cdef int64_t n_words = counts.shape[0]
         cdef int64_t w, longest = 0, q
         if word_offsets.shape[0] != n_words + 1 or word_offsets[0] != 0 \
@@ -158,6 +190,7 @@ cdef class GreedTokCore:
             if allowed_offsets[q + 1] - allowed_offsets[q] > MAX_WORD_UNITS:
                 raise ValueError(f"candidate {q} is longer than {MAX_WORD_UNITS} singletons")
         self.n_words = n_words
+        self.relaxed = relaxed
         self.units.reserve(units.shape[0] + pinned_units.shape[0])
         for q in range(units.shape[0]):
             self.units.push_back(units[q])
@@ -387,9 +420,15 @@ cdef class GreedTokCore:
             e = a + 1
             while e < b and self.wm_cand[e] == cand:
                 e += 1
-            self.score[cand] += self.counts[w] * _group_gain(
+            self.score[cand] += self.counts[w] * self._gain(
                 cv, pref, n, self.wm_start.data() + a, e - a, self.cand_len[cand])
             a = e
+
+    cdef inline int64_t _gain(self, const uint8_t* cov, const int32_t* pref, int64_t n,
+                              const uint16_t* starts, int64_t k, int64_t L) noexcept nogil:
+        if self.relaxed:
+            return _group_gain_wmc(pref, starts, k, L)
+        return _group_gain(cov, pref, n, starts, k, L)
 
     # ------------------------------------------------------------------ heap
 
@@ -459,6 +498,8 @@ cdef class GreedTokCore:
     cdef int64_t _apply(self, int32_t tau) noexcept nogil:
         """Cover every CANCOVER occurrence of tau (Algorithm 1, lines 10-13), update scores.
 
+        GreedWMC (``relaxed``) covers every occurrence instead, without the checks.
+
         Returns the decrease of the objective (tokens saved, count-weighted).
         """
         cdef int64_t L = self.cand_len[tau]
@@ -481,7 +522,7 @@ cdef class GreedTokCore:
                 s = self.cm_pos[r] - off
                 r += 1
                 e = s + L
-                if s < last_end or (s > 0 and cv[s - 1]) or (e < n and cv[e - 1]):
+                if not self.relaxed and (s < last_end or (s > 0 and cv[s - 1]) or (e < n and cv[e - 1])):
                     continue
                 for t in range(s, e - 1):
                     if not cv[t]:
@@ -516,8 +557,8 @@ cdef class GreedTokCore:
             # An occurrence reads gaps s-1 .. s+L-1 only; skip groups that cannot see lo..hi.
             if not self.selected[cand] and starts[e - a - 1] + L - 1 >= lo and <int64_t>starts[0] - 1 <= hi:
                 delta = self.counts[w] * (
-                    _group_gain(cv_new, self.pref_new.data(), n, starts, e - a, L)
-                    - _group_gain(cv_old, self.pref_old.data(), n, starts, e - a, L))
+                    self._gain(cv_new, self.pref_new.data(), n, starts, e - a, L)
+                    - self._gain(cv_old, self.pref_old.data(), n, starts, e - a, L))
                 if delta:
                     self.score[cand] += delta
                     if delta > 0:

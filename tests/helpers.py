@@ -10,13 +10,14 @@ from hf_greedtok.models import GreedTokModel, pack_units
 
 
 def make_core(words: dict[str, int], *, max_len: int = 16, candidates: Sequence[str] | None = None,
-              pinned: Sequence[str] = (), min_frequency: int = 1) -> GreedTokCore:
-    """A trainer core over character units (code points) of the given words."""
+              pinned: Sequence[str] = (), min_frequency: int = 1, relaxed: bool = False) -> GreedTokCore:
+    """A trainer core (GreedWMC's if ``relaxed``) over character units (code points) of the words."""
     units, offsets = pack_units(list(words))
     counts = np.fromiter(words.values(), dtype=np.int64, count=len(words))
     pu, po = pack_units(list(pinned))
     cu, co = pack_units(list(candidates or []))
-    return GreedTokCore(units, offsets, counts, max_len, min_frequency, pu, po, cu, co, candidates is not None)
+    return GreedTokCore(units, offsets, counts, max_len, min_frequency, pu, po, cu, co, candidates is not None,
+                        relaxed)
 
 
 def core_ranking(core: GreedTokCore) -> list[str]:
@@ -94,3 +95,29 @@ def partition_lengths(m: list[int]) -> list[int]:
             lengths.append(run)
             run = 1
     return lengths + [run]
+
+
+def naive_greedwmc(words: dict[str, int], candidates: Iterable[str], k: int) -> tuple[list[str], list[int]]:
+    """Greedy weighted maximum coverage (paper Section 4.2.1), literally: elements are (word, gap),
+    weighted by the word's count; a token's set is every gap inside any of its occurrences.
+
+    Ties as in the trainer: larger gain, then shorter, then the smaller string. Stops at gain 0.
+    """
+    sets = {t: {(w, j) for w in words for i in occurrences(t, w) for j in range(i, i + len(t) - 1)}
+            for t in candidates}
+    covered: set = set()
+    ranking, gains = [], []
+    while len(ranking) < k:
+        def gain(t: str) -> int:
+            return sum(words[w] for w, _ in sets[t] - covered)
+        live = [t for t in sets if t not in ranking]
+        if not live:
+            break
+        best = min(live, key=lambda t: (-gain(t), len(t), t))
+        g = gain(best)
+        if g <= 0:
+            break
+        ranking.append(best)
+        gains.append(g)
+        covered |= sets[best]
+    return ranking, gains

@@ -12,7 +12,7 @@ from .file_format import GreedTokFileError
 from .models import GreedTokModel
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import ByteLevel, Metaspace
-from .trainers import GreedTokTrainer
+from .trainers import GreedTokTrainer, GreedWMCTrainer
 from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
 from .hf_pipeline import export_optimal_tokenizer_json
 from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
@@ -27,7 +27,7 @@ register_auto_classes()
 
 __all__ = [
     "ByteLevel", "CorpusError", "GreedTokConfig", "GreedTokFileError", "GreedTokModel",
-    "CBPETrainer", "GreedTokTokenizerFast", "GreedTokTrainer", "Metaspace", "MorphLookup",
+    "CBPETrainer", "GreedTokTokenizerFast", "GreedTokTrainer", "GreedWMCTrainer", "Metaspace", "MorphLookup",
     "MorphLookupTokenizerFast", "Tokenizer", "UnicodeNormalizer", "UnitSplitter",
     "count_words", "count_words_in_files", "export_optimal_tokenizer_json", "read_count_tables",
 ]

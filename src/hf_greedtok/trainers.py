@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Iterable, Mapping, Optional, Sequence, Union
+from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -53,6 +53,9 @@ class GreedTokTrainer:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
             shorter than 2 singletons, or a pinned token listed twice.
     """
+
+    relaxed: ClassVar[bool] = False
+    algorithm: ClassVar[str] = "GreedTok (Lim, Choo & Lauw 2025, Algorithm 1)"
 
     def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
                  min_frequency: int = 1, candidates: Optional[Iterable[str]] = None,
@@ -160,7 +163,7 @@ class GreedTokTrainer:
         started = time.perf_counter()
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
-                                  self.candidates is not None)
+                                  self.candidates is not None, self.relaxed)
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
@@ -192,7 +195,8 @@ class GreedTokTrainer:
         started = time.perf_counter()
         todo = k - core.n_selected
         chunk = max(1, min(500, k // 100))
-        with tqdm(total=k, initial=core.n_selected, desc="GreedTok", unit=" tokens",
+        name = type(self).__name__.removesuffix("Trainer")
+        with tqdm(total=k, initial=core.n_selected, desc=name, unit=" tokens",
                   disable=not self.show_progress) as bar:
             while todo > 0 and not core.exhausted:
                 done = core.step(min(chunk, todo))
@@ -202,7 +206,7 @@ class GreedTokTrainer:
                     bar.set_postfix(gain=int(core.gains_array()[-1]) if core.n_selected else 0,
                                     tokens=core.objective)
         if core.exhausted and self.show_progress:
-            tqdm.write(f"GreedTok: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
+            tqdm.write(f"{name}: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
         self._train_seconds += time.perf_counter() - started
         return self._tokenizer()
 
@@ -222,20 +226,45 @@ class GreedTokTrainer:
         model = GreedTokModel(ranked, unit_kind=self.pre_tokenizer.unit_kind, alphabet=self._alphabet,
                               special_tokens=self.special_tokens, gains=gains.tolist())
         info = {
-            "algorithm": "GreedTok (Lim, Choo & Lauw 2025, Algorithm 1)",
+            "algorithm": self.algorithm,
             "k_requested": self.vocab_size, "k_learned": int(core.n_selected),
             "stopped_early": bool(core.exhausted), "pinned_tokens": int(core.n_pinned),
             "final_vocab_size": model.vocab_size,
             "max_token_length": self.max_token_length, "min_frequency": self.min_frequency,
             "restricted_candidates": self.candidates is not None,
-            "objective_tokens": int(core.objective),
-            "tokens_per_word": core.objective / max(1, self._corpus_info["words"]),
+            "covered_gaps": int(core.initial_objective - core.objective),
             "train_seconds": round(self._train_seconds, 3),
             **self._corpus_info,
         }
+        if not self.relaxed:
+            info["objective_tokens"] = int(core.objective)
+            info["tokens_per_word"] = core.objective / max(1, self._corpus_info["words"])
         return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info)
 
     @property
     def core(self) -> Optional[GreedTokCore]:
         """The native state after training (scores, partitions, gains), or None."""
         return self._core
+
+
+class GreedWMCTrainer(GreedTokTrainer):
+    """GreedWMC: the greedy (1 - 1/e) algorithm for GreedTok's weighted maximum coverage relaxation.
+
+    Paper Section 4.2.1 (Lim, Choo & Lauw 2025) with [Hoc96, Section 3.9]. Same arguments,
+    candidates and tie order as :class:`GreedTokTrainer`; the elements are the gaps between
+    adjacent singletons of every word, weighted by the word's count, and a token covers every
+    gap inside any of its occurrences (constraints (5)-(8) dropped: occurrences may overlap).
+    Its objective, ``training_info["covered_gaps"]`` (count-weighted gaps covered), bounds what
+    GreedTok can reach from above up to the (1 - 1/e) factor; d_inst = GreedTok / GreedWMC
+    (Section 5.3). The returned :class:`Tokenizer` ranks the selected tokens in selection order
+    and encodes with the usual cover rules, which do not reach the relaxed objective.
+
+    Example:
+        >>> wmc = GreedWMCTrainer(vocab_size=1000, show_progress=False)
+        >>> tok = wmc.train_from_counts({" lower": 5, " lowest": 2})
+        >>> tok.training_info["covered_gaps"]
+        37
+    """
+
+    relaxed: ClassVar[bool] = True
+    algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"

@@ -1,0 +1,407 @@
+"""GreedTok against HF BPE and GreedWMC on one corpus: the GreedTok paper's Table 3 and Figure 3.
+
+Lim, Choo & Lauw, "A partition cover approach to tokenization" (2025):
+
+* Table 3 (Section 5.2): for tokens-per-word targets, the smallest k at which GreedTok (k_g)
+  and BPE (k_b) reach the target, k_g / k_b, and BPE's tokens per word at k_g.
+* d_inst = GreedTok / GreedWMC objective against k (Section 5.3, Figure 3); the objective is
+  the count-weighted number of covered gaps between adjacent singletons (Eq. (1) and (9)).
+* The token-saving ratio (TSR) of minimum-token segmentation (``optimal``) over GreedTok's
+  cover encoding and over BPE's own merge encoding of the same BPE vocabulary.
+
+Setting (the paper's): byte singletons, so GreedTok(k) and BPE(k) both have 256 + k ids; BPE
+is ``tokenizers``' Rust ``BpeTrainer`` over the very same pre-tokenized words and counts.
+"Words" are the pre-tokenized words W (count-weighted), as in the paper.
+
+Every curve is exact at every k from 0 to k_max, from single training runs:
+
+* GreedTok and GreedWMC select greedily, so their first k tokens are the k-token solution and
+  the objective after k steps is a prefix sum of the recorded gains.
+* BPE(k) (the first k merges) encodes a word exactly as the full merge list does up to its
+  first merge of rank >= k: a token made by merge r only takes part in merges ranked after
+  r, so merges of rank >= k never enable one of rank < k. Hence tokens(BPE(k)) = singletons
+  minus the count-weighted merges of rank < k applied by the full encoding. Which merges
+  build a final token depends only on the token (merges never cross its edges), so each is
+  replayed once. The identity is checked against real truncated BPE encodings at every k
+  of the grid, and a mismatch is an error.
+
+Example:
+    >>> from hf_greedtok.compare import compare_word_counts
+    >>> result = compare_word_counts(counts, [500, 1000, 2000])      # doctest: +SKIP
+    >>> print(result.to_markdown())                                  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+from tokenizers import models
+
+from .cbpe import CBPETrainer
+from .models import GreedTokModel
+from .pre_tokenizers import ByteLevel
+from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer, GreedWMCTrainer
+
+TARGET_STEP = 0.2          # the paper's targets are 1.3, 1.5, ..., 2.7
+N_TARGETS = 8
+# The paper's statements that the report checks (Sections 5.2 and 5.3).
+PAPER_K_SAVING = 0.13      # "GreedTok requires an average of 13% fewer tokens than BPE"
+PAPER_TPW_SAVING = 0.03    # "an average of 3%, and up to 5%, fewer tokens per word"
+PAPER_D_INST = 0.9         # "at least 0.9(1 - 1/e) of the optimal for large k"
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compare_word_counts`; all counts are count-weighted over words W.
+
+    Attributes:
+        corpus: {"source", "words", "distinct_words", "singletons"} (singletons = bytes).
+        k: int64[k_max + 1], 0..k_max.
+        tokens_greedtok, tokens_bpe: int64[k_max + 1], total tokens of GreedTok(k) / BPE(k).
+        covered_greedtok, covered_wmc: int64[k_max + 1], the objective (covered gaps).
+        grid: one dict per requested k (tokens per word, d_inst, TSRs).
+        table: one dict per tokens-per-word target (the paper's Table 3 rows).
+        summary: means over the table and the claims checked.
+        settings: the run's parameters and timings.
+    """
+
+    corpus: dict
+    k: np.ndarray
+    tokens_greedtok: np.ndarray
+    tokens_bpe: np.ndarray
+    covered_greedtok: np.ndarray
+    covered_wmc: np.ndarray
+    grid: list[dict]
+    table: list[dict]
+    summary: dict
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def tokens_per_word_greedtok(self) -> np.ndarray:
+        """float64[k_max + 1]: tokens per word of GreedTok(k)."""
+        return self.tokens_greedtok / self.corpus["words"]
+
+    @property
+    def tokens_per_word_bpe(self) -> np.ndarray:
+        """float64[k_max + 1]: tokens per word of BPE(k) (its own merge encoding)."""
+        return self.tokens_bpe / self.corpus["words"]
+
+    @property
+    def d_inst(self) -> np.ndarray:
+        """float64[k_max]: GreedTok / GreedWMC objective for k = 1..k_max (Section 5.3)."""
+        return self.covered_greedtok[1:] / np.maximum(self.covered_wmc[1:], 1)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: everything, with the curves as lists indexed by k."""
+        return {
+            "corpus": self.corpus, "settings": self.settings, "summary": self.summary,
+            "table3": self.table, "grid": self.grid,
+            "curves": {
+                "k": self.k.tolist(),
+                "tokens_greedtok": self.tokens_greedtok.tolist(), "tokens_bpe": self.tokens_bpe.tolist(),
+                "covered_greedtok": self.covered_greedtok.tolist(), "covered_wmc": self.covered_wmc.tolist(),
+            },
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    def to_markdown(self) -> str:
+        """The report: corpus, Table 3, the k grid, and the paper's claims checked."""
+        c, s = self.corpus, self.summary
+        lines = [
+            f"# GreedTok vs BPE vs GreedWMC on {c['source']}", "",
+            f"{c['words']:,} words ({c['distinct_words']:,} distinct), {c['singletons']:,} bytes; "
+            f"byte singletons, pre-tokenizer {self.settings['pre_tokenizer']}; GreedTok(k) and BPE(k) "
+            f"both have 256 + k ids. Tokens per word = tokens / pre-tokenized words (count-weighted).", "",
+            "## Table 3 (paper Section 5.2)", "",
+            "| tokens per word target | k_g (GreedTok) | k_b (BPE) | k_b - k_g | k_g / k_b | BPE(k_g) tokens per word "
+            "| GreedTok(k_g) / BPE(k_g) |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in self.table:
+            lines.append(
+                f"| {r['target']:.2f} | {_fmt(r['k_g'])} | {_fmt(r['k_b'])} | {_fmt(r['k_b_minus_k_g'])} "
+                f"| {_pct(r['k_ratio'])} | {_num(r['bpe_tokens_per_word_at_k_g'])} | {_pct(r['tpw_ratio_at_k_g'])} |")
+        lines += [
+            "", "A dash: the target is not reached within k_max.", "",
+            "## At each k", "",
+            "| k | GreedTok tokens/word | BPE tokens/word | GreedTok / BPE | d_inst = GreedTok / GreedWMC "
+            "| TSR optimal vs cover (GreedTok vocab) | TSR optimal vs merges (BPE vocab) |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for g in self.grid:
+            lines.append(
+                f"| {g['k']} | {g['tokens_per_word_greedtok']:.4f} | {g['tokens_per_word_bpe']:.4f} "
+                f"| {_pct(g['tpw_ratio'])} | {g['d_inst']:.4f} | {_pct(g['tsr_greedtok'], 2)} "
+                f"| {_pct(g['tsr_bpe'], 2)} |")
+        lines += [
+            "", "TSR = 1 - tokens(optimal) / tokens(the vocabulary's own encoder) on the same words.", "",
+            "## The paper's claims", "",
+            "| claim (paper) | here | agrees |", "|---|---|---|",
+        ]
+        for claim in s["claims"]:
+            lines.append(f"| {claim['claim']} | {claim['measured']} | {claim['verdict']} |")
+        st = self.settings
+        lines += ["", f"Timings: GreedTok {st['seconds_greedtok']} s, GreedWMC {st['seconds_wmc']} s, "
+                      f"BPE {st['seconds_bpe']} s, evaluation {st['seconds_evaluation']} s.", ""]
+        return "\n".join(lines)
+
+
+def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[int], *,
+                        targets: Optional[Sequence[float]] = None, pattern: str = "gpt4",
+                        max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, source: str = "word counts",
+                        num_threads: int = 1, show_progress: bool = True) -> Comparison:
+    """Train GreedTok, GreedWMC and HF BPE to max(vocab_sizes) and compare them at every k.
+
+    Args:
+        word_counts: {pre-tokenized word: count}, pre-tokenized with ``ByteLevel(pattern)``
+            (as :func:`hf_greedtok.word_counts.count_corpus` returns them).
+        vocab_sizes: the k values (learned tokens = BPE merges) reported in the grid; the
+            curves cover every k up to the largest.
+        targets: tokens-per-word targets for Table 3; default: 8 targets 0.2 apart (as the
+            paper's 1.3..2.7), starting at the first multiple of 0.1 both algorithms reach.
+        pattern: the ByteLevel split regex ("gpt4", "gpt2" or a pattern).
+        max_token_length: GreedTok's and GreedWMC's longest candidate, in bytes.
+        num_threads: encoder threads for the TSR measurements.
+
+    Raises:
+        ValueError: no vocab sizes, a size < 1, or an empty corpus.
+        RuntimeError: the BPE curve disagrees with a truncated BPE encoding, or GreedTok's
+            cover encoding with its training objective (an internal inconsistency).
+    """
+    sizes = sorted(set(int(k) for k in vocab_sizes))
+    if not sizes or sizes[0] < 1:
+        raise ValueError(f"vocab_sizes must be integers >= 1, got {list(vocab_sizes)!r}")
+    if not word_counts:
+        raise ValueError(f"{source}: empty corpus")
+    k_max = sizes[-1]
+    pre = ByteLevel(pattern)
+    words = list(word_counts)
+    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
+    n_words = int(counts.sum())
+    timings = {}
+
+    started = time.perf_counter()
+    gt_trainer = GreedTokTrainer(k_max, max_token_length=max_token_length, pre_tokenizer=pre,
+                                 show_progress=show_progress)
+    greedtok = gt_trainer.train_from_counts(word_counts, source=source)
+    timings["seconds_greedtok"] = round(time.perf_counter() - started, 2)
+    singletons = int(gt_trainer.core.initial_objective)
+
+    started = time.perf_counter()
+    wmc = GreedWMCTrainer(k_max, max_token_length=max_token_length, pre_tokenizer=pre,
+                          show_progress=show_progress).train_from_counts(word_counts, source=source)
+    timings["seconds_wmc"] = round(time.perf_counter() - started, 2)
+
+    started = time.perf_counter()
+    bpe_trainer = CBPETrainer(num_merges=k_max, units="bytes", normalizer=None, show_progress=show_progress)
+    bpe_trainer.pre_tokenizer = pre
+    backend = bpe_trainer.train_from_counts(word_counts, source=source)
+    merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m)
+              for m in json.loads(backend.to_str())["model"]["merges"]]
+    timings["seconds_bpe"] = round(time.perf_counter() - started, 2)
+
+    started = time.perf_counter()
+    symbol_words = [ByteLevel.token_to_str(pre.word_units(w)) for w in words]
+    covered_g = _prefix_sums(greedtok.model.gains, k_max)
+    covered_w = _prefix_sums(wmc.model.gains, k_max)
+    tokens_g = singletons - covered_g
+    tokens_b = singletons - _prefix_sums(bpe_merge_savings(merges, backend.model, symbol_words, counts), k_max)
+
+    word_bytes = [pre.word_units(w) for w in words]
+    grid = []
+    for k in sizes:
+        gt_k = GreedTokModel(greedtok.model.ranked_tokens[:k], unit_kind="bytes")
+        cover = _total(gt_k, word_bytes, counts, "cover", num_threads)
+        if cover != tokens_g[k]:
+            raise RuntimeError(f"GreedTok({k}) cover encoding gives {cover} tokens, training {tokens_g[k]}")
+        merges_k = merges[:k]
+        bpe_tokens = _bpe_total(merges_k, symbol_words, counts)
+        if bpe_tokens != tokens_b[k]:
+            raise RuntimeError(f"BPE({k}) encodes to {bpe_tokens} tokens, the merge curve says {tokens_b[k]}")
+        bpe_as_ranked = GreedTokModel(list(dict.fromkeys(ByteLevel.str_to_token(a + b) for a, b in merges_k)),
+                                      unit_kind="bytes")
+        opt_g = _total(gt_k, word_bytes, counts, "optimal", num_threads)
+        opt_b = _total(bpe_as_ranked, word_bytes, counts, "optimal", num_threads)
+        grid.append({
+            "k": k, "tokens_greedtok": int(cover), "tokens_bpe": int(bpe_tokens),
+            "tokens_per_word_greedtok": cover / n_words, "tokens_per_word_bpe": bpe_tokens / n_words,
+            "tpw_ratio": cover / bpe_tokens,
+            "covered_greedtok": int(covered_g[k]), "covered_wmc": int(covered_w[k]),
+            "d_inst": covered_g[k] / max(1, covered_w[k]),
+            "tokens_optimal_greedtok": opt_g, "tsr_greedtok": 1 - opt_g / cover,
+            "tokens_optimal_bpe": opt_b, "tsr_bpe": 1 - opt_b / bpe_tokens,
+        })
+    timings["seconds_evaluation"] = round(time.perf_counter() - started, 2)
+
+    if targets is None:
+        targets = default_targets(tokens_g / n_words, tokens_b / n_words)
+    table = table3(tokens_g / n_words, tokens_b / n_words, targets)
+    result = Comparison(
+        corpus={"source": source, "words": n_words, "distinct_words": len(words), "singletons": singletons},
+        k=np.arange(k_max + 1), tokens_greedtok=tokens_g, tokens_bpe=tokens_b,
+        covered_greedtok=covered_g, covered_wmc=covered_w, grid=grid, table=table, summary={},
+        settings={"vocab_sizes": sizes, "k_max": k_max, "pre_tokenizer": f"ByteLevel({pattern!r})",
+                  "max_token_length": max_token_length, "targets": [float(t) for t in targets],
+                  "greedtok_k_learned": len(greedtok.model.ranked_tokens),
+                  "wmc_k_learned": len(wmc.model.ranked_tokens), "bpe_merges_learned": len(merges),
+                  "greedtok_candidates": greedtok.training_info["candidates"], **timings})
+    result.summary = summarize(result)
+    return result
+
+
+# ---------------------------------------------------------------- BPE's exact curve
+
+def bpe_merge_savings(merges: Sequence[tuple[str, str]], model: models.Model, symbol_words: Sequence[str],
+                      counts: np.ndarray) -> np.ndarray:
+    """int64[len(merges)]: count-weighted number of times the full BPE encoding applies each merge.
+
+    ``symbol_words`` are words in the model's alphabet (byte-level characters). The final
+    tokens come from ``model.tokenize`` (HF's own encoder); each distinct token's merges are
+    replayed once (lowest rank first, leftmost on ties, as HF's ``Word::merge_all``).
+
+    Raises:
+        RuntimeError: replaying a token's merges does not rebuild the token.
+    """
+    uses: dict[str, int] = {}
+    for word, c in zip(symbol_words, counts.tolist()):
+        for t in model.tokenize(word):
+            uses[t.value] = uses.get(t.value, 0) + c
+    rank = {pair: r for r, pair in reversed(list(enumerate(merges)))}
+    applied = np.zeros(len(merges), dtype=np.int64)
+    for token, n in uses.items():
+        pieces, ranks = _replay(token, rank)
+        if pieces != [token]:
+            raise RuntimeError(f"replaying BPE merges on {token!r} gives {pieces}, not the token itself")
+        for r in ranks:
+            applied[r] += n
+    return applied
+
+
+def _replay(token: str, rank: dict[tuple[str, str], int]) -> tuple[list[str], list[int]]:
+    pieces, ranks = list(token), []
+    while len(pieces) > 1:
+        best, at = None, -1
+        for i in range(len(pieces) - 1):
+            r = rank.get((pieces[i], pieces[i + 1]))
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            break
+        pieces[at:at + 2] = [pieces[at] + pieces[at + 1]]
+        ranks.append(best)
+    return pieces, ranks
+
+
+def _bpe_total(merges: Sequence[tuple[str, str]], symbol_words: Sequence[str], counts: np.ndarray) -> int:
+    """Tokens of HF BPE with exactly these merges (vocab: the 256 bytes plus their outputs)."""
+    vocab = {ByteLevel.token_to_str(bytes([b])): b for b in range(256)}
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    model = models.BPE(vocab, list(merges), ignore_merges=False)
+    return int(sum(c * len(model.tokenize(w)) for w, c in zip(symbol_words, counts.tolist())))
+
+
+# ---------------------------------------------------------------- tables
+
+def _prefix_sums(gains: Sequence[int], k_max: int) -> np.ndarray:
+    """int64[k_max + 1]: sum of the first k gains; flat after the last one (stopped early)."""
+    out = np.zeros(k_max + 1, dtype=np.int64)
+    g = np.asarray(list(gains)[:k_max], dtype=np.int64)
+    out[1:len(g) + 1] = np.cumsum(g)
+    out[len(g) + 1:] = out[len(g)]
+    return out
+
+
+def _total(model: GreedTokModel, words: Sequence[bytes], counts: np.ndarray, mode: str, num_threads: int) -> int:
+    _, offsets = model.encode_words(words, mode, num_threads)
+    return int(np.dot(np.diff(offsets), counts))
+
+
+def smallest_k(tokens_per_word: np.ndarray, target: float) -> Optional[int]:
+    """Smallest k with tokens_per_word[k] <= target (the curve is non-increasing), or None."""
+    hits = np.flatnonzero(tokens_per_word <= target + 1e-12)
+    return int(hits[0]) if hits.size else None
+
+
+def default_targets(tpw_g: np.ndarray, tpw_b: np.ndarray) -> list[float]:
+    """8 targets 0.2 apart from the first multiple of 0.1 both curves reach, below the start."""
+    lo = math.ceil(max(tpw_g[-1], tpw_b[-1]) * 10 - 1e-9) / 10
+    return [round(lo + TARGET_STEP * i, 2) for i in range(N_TARGETS) if lo + TARGET_STEP * i < tpw_g[0]]
+
+
+def table3(tpw_g: np.ndarray, tpw_b: np.ndarray, targets: Sequence[float]) -> list[dict]:
+    """The paper's Table 3 rows: k_g, k_b, k_b - k_g, k_g / k_b, BPE(k_g) and GreedTok(k_g) / BPE(k_g)."""
+    rows = []
+    for t in targets:
+        k_g, k_b = smallest_k(tpw_g, t), smallest_k(tpw_b, t)
+        rows.append({
+            "target": float(t), "k_g": k_g, "k_b": k_b,
+            "k_b_minus_k_g": None if k_g is None or k_b is None else k_b - k_g,
+            "k_ratio": None if k_g is None or not k_b else k_g / k_b,
+            "bpe_tokens_per_word_at_k_g": None if k_g is None else float(tpw_b[k_g]),
+            "tpw_ratio_at_k_g": None if k_g is None else float(tpw_g[k_g] / tpw_b[k_g]),
+        })
+    return rows
+
+
+def summarize(result: Comparison) -> dict:
+    """Means over Table 3 and the paper's three claims, each with the measured value and a verdict."""
+    k_ratios = [r["k_ratio"] for r in result.table if r["k_ratio"] is not None]
+    tpw_ratios = [r["tpw_ratio_at_k_g"] for r in result.table if r["tpw_ratio_at_k_g"] is not None]
+    k_max = result.settings["k_max"]
+    d = result.d_inst
+    late = d[k_max // 2:] if k_max >= 2 else d
+    summary: dict = {
+        "mean_k_saving": None if not k_ratios else 1 - float(np.mean(k_ratios)),
+        "mean_tpw_saving_at_k_g": None if not tpw_ratios else 1 - float(np.mean(tpw_ratios)),
+        "max_tpw_saving_at_k_g": None if not tpw_ratios else 1 - float(np.min(tpw_ratios)),
+        "d_inst_at_k_max": float(d[-1]), "d_inst_min_upper_half": float(late.min()),
+        "d_inst_min": float(d.min()), "d_inst_argmin": int(np.argmin(d)) + 1,
+    }
+    claims = []
+    ks = summary["mean_k_saving"]
+    claims.append({
+        "claim": f"GreedTok needs {PAPER_K_SAVING:.0%} fewer tokens than BPE for the same tokens-per-word target "
+                 "(mean of 1 - k_g/k_b)",
+        "measured": "no target reached by both" if ks is None else f"{ks:.1%} fewer",
+        "verdict": "n/a" if ks is None else _verdict(ks, PAPER_K_SAVING)})
+    ts = summary["mean_tpw_saving_at_k_g"]
+    claims.append({
+        "claim": f"{PAPER_TPW_SAVING:.0%} (up to 5%) fewer tokens per word at equal k (mean of "
+                 "1 - GreedTok(k_g)/BPE(k_g))",
+        "measured": "no target reached" if ts is None
+        else f"{ts:.1%} fewer on average, {summary['max_tpw_saving_at_k_g']:.1%} at most",
+        "verdict": "n/a" if ts is None else _verdict(ts, PAPER_TPW_SAVING)})
+    claims.append({
+        "claim": f"d_inst >= {PAPER_D_INST} for large k (here: k_max/2 .. k_max)",
+        "measured": f"min {summary['d_inst_min_upper_half']:.4f} over k >= {max(1, k_max // 2)}, "
+                    f"{summary['d_inst_at_k_max']:.4f} at k = {k_max} (lowest {summary['d_inst_min']:.4f} at "
+                    f"k = {summary['d_inst_argmin']})",
+        "verdict": "yes" if summary["d_inst_min_upper_half"] >= PAPER_D_INST else "no"})
+    summary["claims"] = claims
+    return summary
+
+
+def _verdict(measured: float, claimed: float) -> str:
+    """"yes" within a relative 25 % of the claim or beyond it, "weaker" if GreedTok still wins, else "no"."""
+    if measured >= 0.75 * claimed:
+        return "yes" if measured <= 1.25 * claimed else "yes (stronger)"
+    return "weaker" if measured > 0 else "no"
+
+
+def _fmt(v) -> str:
+    return "–" if v is None else f"{v:,}"
+
+
+def _num(v) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def _pct(v, digits: int = 1) -> str:
+    return "–" if v is None else f"{100 * v:.{digits}f} %"

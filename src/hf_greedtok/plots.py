@@ -1,0 +1,72 @@
+"""PNG plots of a :class:`hf_greedtok.compare.Comparison` (matplotlib, the ``plot`` extra).
+
+* tokens per word against k for GreedTok and BPE (the comparison behind the paper's Table 3);
+* d_inst = GreedTok / GreedWMC objective against k (the paper's Figure 3).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+PLOT_FILES = ("tokens_per_word.png", "d_inst.png")
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise ImportError("plots need matplotlib: pip install 'hf-greedtok[plot]' (or pass --no-plots)") from e
+    matplotlib.use("Agg")      # files only; never open a window
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def write_plots(result: "Comparison", folder: Path, title: str) -> list[Path]:
+    """Write ``tokens_per_word.png`` and ``d_inst.png`` into ``folder``; returns their paths.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    plt = _pyplot()
+    k = result.k
+    paths = []
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    start = 1 if len(k) > 1 else 0
+    ax.plot(k[start:], result.tokens_per_word_bpe[start:], label="BPE (HF tokenizers)", color="tab:orange")
+    ax.plot(k[start:], result.tokens_per_word_greedtok[start:], label="GreedTok", color="tab:blue")
+    for row in result.table:
+        if row["k_g"] is not None:
+            ax.axhline(row["target"], color="0.85", linewidth=0.6, zorder=0)
+    ax.set_xscale("log")
+    ax.set_xlabel("k (learned tokens; vocabulary = 256 + k)")
+    ax.set_ylabel("tokens per word")
+    ax.set_title(title, fontsize=10)
+    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    paths.append(folder / PLOT_FILES[0])
+    fig.tight_layout()
+    fig.savefig(paths[-1])
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    d = result.d_inst
+    ax.plot(np.arange(1, len(d) + 1), d, color="tab:green", label="d_inst = GreedTok / GreedWMC")
+    ax.axhline(0.9, color="tab:red", linestyle="--", linewidth=0.8, label="0.9 (paper, large k)")
+    ax.set_xscale("log")
+    ax.set_xlabel("k (learned tokens)")
+    ax.set_ylabel("d_inst")
+    ax.set_ylim(min(0.8, float(d.min()) - 0.02), max(1.01, float(d.max()) + 0.01))
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3, which="both")
+    paths.append(folder / PLOT_FILES[1])
+    fig.tight_layout()
+    fig.savefig(paths[-1])
+    plt.close(fig)
+    return paths
