@@ -6,6 +6,11 @@
         folders after import hf_greedtok, plain BPE/CBPE folders with no custom code)
     hf-greedtok evaluate DIR INPUT... [--counts] [--gold FILE] --json
     hf-greedtok encode DIR TEXT [--mode cover|optimal]
+    hf-greedtok compare INPUT... --vocab-sizes K... --output DIR [--counts] [--targets T...]
+        (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png)
+    hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
+        (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
+        substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from transformers import PreTrainedTokenizerFast
 
@@ -42,7 +47,6 @@ def _parser() -> argparse.ArgumentParser:
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
                            "singletons, unit merges, byte fallback and special tokens)")
     size.add_argument("--total-vocab-size", type=int, help="the final vocabulary size instead (every id)")
-    t.add_argument("--output", "-o", type=Path, required=True, help="directory to create")
     t.add_argument("--algorithm", choices=["greedtok", "bpe", "cbpe"], default="greedtok",
                    help="greedtok (partition cover), bpe (HF tokenizers' BPE) or cbpe (MorphTok's constrained BPE)")
     t.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default=None,
@@ -53,9 +57,6 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
                    help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
     t.add_argument("--lookup-language", help="with a CSV lookup: keep only rows of this language")
-    t.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
-    t.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH,
-                   help="GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
     t.add_argument("--min-frequency", type=int, default=None,
                    help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
     t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
@@ -72,12 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="default encoder of the saved tokenizer (default %(default)s)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
-    t.add_argument("--no-prefix-space", action="store_true",
-                   help="with --counts: do not read table words as following a space")
-    t.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
-    t.add_argument("--num-proc", type=int, default=None, help="processes for word counting (default: all cores)")
-    t.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
-    t.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
     e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")
     e.add_argument("tokenizer", type=Path, metavar="DIR")
@@ -93,7 +89,61 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("tokenizer", type=Path, metavar="DIR")
     c.add_argument("text")
     c.add_argument("--mode", choices=["cover", "optimal"], default=None)
+
+    m = sub.add_parser("compare", help="GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 "
+                                       "and Figure 3), as Markdown, JSON and PNG plots")
+    m.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with "
+                                                              "--counts), combined into one corpus")
+    m.add_argument("--vocab-sizes", "-k", type=int, nargs="+", required=True, metavar="K",
+                   help="k values reported (learned tokens = BPE merges; both vocabularies are 256 + k); "
+                        "curves cover every k up to the largest")
+    m.add_argument("--targets", type=float, nargs="+", metavar="T",
+                   help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
+                        "both algorithms reach)")
+    m.add_argument("--pattern", choices=["gpt4", "gpt2", "whitespace"], default="gpt4",
+                   help="byte-level split regex: gpt4 (default, as `train`), gpt2, or whitespace (the paper's "
+                        "space-delimited words)")
+    m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
+    m.add_argument("--num-threads", type=int, default=1, help="encoder threads for the TSR measurements")
+    _add_corpus_options(m, "GreedTok/GreedWMC: longest candidate token in bytes (default %(default)s)")
+
+    h = sub.add_parser("hierarchical", help="paper Section 5.4: GreedTok per corpus, then a final run whose "
+                                            "candidates are the substrings of their tokens; compared with a "
+                                            "direct run")
+    h.add_argument("inputs", nargs="+", metavar="INPUT", help="one file per domain (at least two)")
+    h.add_argument("--vocab-size", "-k", type=int, required=True, help="k of every local run and of the final run")
+    _add_corpus_options(h, "GreedTok: longest candidate token in bytes (default %(default)s)")
     return p
+
+
+def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
+    """Options shared by the commands that train: output folder, corpus reading, progress."""
+    p.add_argument("--output", "-o", type=Path, required=True, help="directory to create")
+    p.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    p.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
+    p.add_argument("--no-prefix-space", action="store_true",
+                   help="with --counts: do not read table words as following a space")
+    p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    p.add_argument("--num-proc", type=int, default=None, help="processes for word counting (default: all cores)")
+    p.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _write_dir(out: Path, overwrite: bool, write: Callable[[Path], None]) -> None:
+    """Let ``write`` fill a new directory next to ``out``, then rename it: never a half-written DIR."""
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
+        write(tmp)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _resolve_units(args: argparse.Namespace) -> str:
@@ -131,18 +181,7 @@ def _train(args: argparse.Namespace) -> int:
         hf_tok, summary = _train_greedtok(args, units, normalizer, lookup, specials, named)
     else:
         hf_tok, summary = _train_bpe(args, units, normalizer, lookup, specials, named)
-    # Build the directory next to its destination, then rename: never a half-written DIR.
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
-        hf_tok.save_pretrained(tmp)     # tokenizer.json, tokenizer_config.json, model files, code
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    _write_dir(out, args.overwrite, hf_tok.save_pretrained)   # tokenizer.json, config, model files
     if lookup is not None:
         st = lookup.stats
         summary += (f"; lookup {args.lookup}: {st['entries']} words ({st['split_entries']} split), "
@@ -241,12 +280,77 @@ def _encode(args: argparse.Namespace) -> int:
     return 0 if decoded == args.text or tok.normalizer is not None else 1
 
 
+def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLevel) -> dict:
+    wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
+                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    if not wc:
+        raise CorpusError(", ".join(inputs), None, "empty corpus: no words")
+    return wc
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import compare_word_counts
+    if args.output.exists() and not args.overwrite:
+        raise FileExistsError(f"{args.output} already exists; choose a new --output or pass --overwrite")
+    if not args.no_plots:
+        from .plots import _pyplot
+        _pyplot()            # fail before hours of training, not after
+    pre = ByteLevel(args.pattern)
+    source = ", ".join(Path(i).name for i in args.inputs)
+    result = compare_word_counts(_corpus_counts(args, args.inputs, pre), args.vocab_sizes, targets=args.targets,
+                                 pattern=args.pattern, max_token_length=args.max_token_length, source=source,
+                                 num_threads=args.num_threads, show_progress=not args.quiet)
+    result.settings["inputs"] = [str(i) for i in args.inputs]
+
+    def write(folder: Path) -> None:
+        markdown = result.to_markdown()
+        if not args.no_plots:
+            from .plots import write_plots
+            names = [p.name for p in write_plots(result, folder, source)]
+            markdown += "\n" + "\n".join(f"![{n}]({n})" for n in names) + "\n"
+        (folder / "report.md").write_text(markdown, encoding="utf-8")
+        (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
+
+    _write_dir(args.output, args.overwrite, write)
+    print("\n".join(f"{c['claim']}: {c['measured']} ({c['verdict']})" for c in result.summary["claims"]))
+    print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
+    return 0
+
+
+def _hierarchical(args: argparse.Namespace) -> int:
+    from .hierarchical import train_hierarchical
+    if len(args.inputs) < 2:
+        raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
+    if args.output.exists() and not args.overwrite:
+        raise FileExistsError(f"{args.output} already exists; choose a new --output or pass --overwrite")
+    pre = ByteLevel()
+    names = [Path(i).name for i in args.inputs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"domain file names must differ: {names}")
+    domains = {name: _corpus_counts(args, [path], pre) for name, path in zip(names, args.inputs)}
+    result = train_hierarchical(domains, args.vocab_size, pre_tokenizer=pre,
+                                max_token_length=args.max_token_length, show_progress=not args.quiet)
+
+    def write(folder: Path) -> None:
+        (folder / "report.md").write_text(result.to_markdown(), encoding="utf-8")
+        (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
+        GreedTokTokenizerFast.from_greedtok(result.hierarchical).save_pretrained(folder / "tokenizer")
+
+    _write_dir(args.output, args.overwrite, write)
+    s = result.summary
+    print(f"candidates {s['candidates_direct']:,} (direct) -> {s['candidates_hierarchical']:,} (hierarchical), "
+          f"{s['candidate_reduction']:.1f}x fewer; tokens per word {s['tokens_per_word_direct']:.4f} -> "
+          f"{s['tokens_per_word_hierarchical']:.4f} ({100 * s['compression_cost']:+.2f} %); saved to {args.output}")
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; bad input exits with status 2 and a one-line message naming the problem."""
     args = _parser().parse_args(argv)
     try:
-        return {"train": _train, "evaluate": _evaluate, "encode": _encode}[args.command](args)
-    except (CorpusError, GreedTokFileError, FileExistsError, ValueError, OSError) as e:
+        return {"train": _train, "evaluate": _evaluate, "encode": _encode, "compare": _compare,
+                "hierarchical": _hierarchical}[args.command](args)
+    except (CorpusError, GreedTokFileError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2
 

@@ -108,7 +108,13 @@ class Comparison:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1)
+        """:meth:`to_dict` as JSON; each curve on one line so the file stays small and diffable."""
+        d = self.to_dict()
+        curves = d.pop("curves")
+        head = json.dumps(d, indent=1)
+        body = ",\n".join(f"  {json.dumps(name)}: {json.dumps(v, separators=(',', ':'))}"
+                          for name, v in curves.items())
+        return head[:-2] + ',\n "curves": {\n' + body + "\n }\n}\n"
 
     def to_markdown(self) -> str:
         """The report: corpus, Table 3, the k grid, and the paper's claims checked."""

@@ -32,7 +32,10 @@ GPT4_PATTERN = (
 )
 # GPT-2's pattern (r50k_base).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN}
+# The GreedTok paper's words (Section 5.2): space-delimited, each keeping the one space before it.
+WHITESPACE_PATTERN = r""" ?\S+|\s+(?!\S)|\s+"""
+PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN,
+            "whitespace": WHITESPACE_PATTERN}
 
 _SURROGATES = regex.compile(r"[\ud800-\udfff]")
 
@@ -70,7 +73,8 @@ class ByteLevel:
     """Regex split + byte singletons (GPT-2 / GPT-4 / the GreedTok paper's setting).
 
     Args:
-        pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2", or a pattern string.
+        pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2", "whitespace" (the
+            GreedTok paper's space-delimited words), or a pattern string.
     """
 
     pattern: str = GPT4_PATTERN

@@ -35,7 +35,8 @@ class GreedTokTrainer:
         max_token_length: longest candidate in singletons (bytes or characters), inclusive.
         min_frequency: a candidate must occur at least this often (count-weighted).
         candidates: optional token strings restricting T (paper Section 5.4); singletons in
-            the list are ignored since they are always in the vocabulary.
+            the list are ignored since they are always in the vocabulary. With byte-level
+            singletons a candidate may also be ``bytes`` (any byte string, UTF-8 or not).
         pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
         special_tokens: strings given their own ids (0..n-1) and never learned.
         pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`; a Metaspace with
@@ -58,7 +59,7 @@ class GreedTokTrainer:
     algorithm: ClassVar[str] = "GreedTok (Lim, Choo & Lauw 2025, Algorithm 1)"
 
     def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
-                 min_frequency: int = 1, candidates: Optional[Iterable[str]] = None,
+                 min_frequency: int = 1, candidates: Optional[Iterable[Token]] = None,
                  pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
@@ -86,12 +87,21 @@ class GreedTokTrainer:
         if len(set(self.pinned)) != len(self.pinned):
             raise ValueError("pinned_tokens has duplicates")
         self.candidates = None if candidates is None else sorted(
-            {u for u in map(self.pre_tokenizer.word_units, candidates) if len(u) >= 2})
+            {u for u in map(self._candidate_units, candidates) if len(u) >= 2})
         self.show_progress = show_progress
         self._core: Optional[GreedTokCore] = None
         self._alphabet: list[str] = []
         self._corpus_info: dict = {}
         self._train_seconds = 0.0
+
+    def _candidate_units(self, token: Token) -> Token:
+        # Byte strings are taken as they are: substrings of byte tokens need not be UTF-8.
+        if isinstance(token, bytes):
+            if self.pre_tokenizer.unit_kind != "bytes":
+                raise ValueError(f"candidate {token!r} is bytes; the pre-tokenizer's singletons are "
+                                 f"{self.pre_tokenizer.unit_kind}")
+            return token
+        return self.pre_tokenizer.word_units(token)
 
     # ------------------------------------------------------------------ inputs
 
