@@ -340,7 +340,7 @@ def _hierarchical(args: argparse.Namespace) -> int:
     s = result.summary
     print(f"candidates {s['candidates_direct']:,} (direct) -> {s['candidates_hierarchical']:,} (hierarchical), "
           f"{s['candidate_reduction']:.1f}x fewer; tokens per word {s['tokens_per_word_direct']:.4f} -> "
-          f"{s['tokens_per_word_hierarchical']:.4f} ({100 * s['compression_cost']:+.2f} %); saved to {args.output}")
+          f"{s['tokens_per_word_hierarchical']:.4f} ({100 * s['compression_cost']:+.3f} %); saved to {args.output}")
     return 0
 
 

@@ -152,6 +152,8 @@ class Comparison:
         ]
         for claim in s["claims"]:
             lines.append(f"| {claim['claim']} | {claim['measured']} | {claim['verdict']} |")
+        lines += ["", "yes: at least 75 % of the paper's figure (stronger: above 125 %); weaker: GreedTok "
+                      "ahead by less; no: GreedTok not ahead (d_inst: below 0.9)."]
         st = self.settings
         lines += ["", f"Timings: GreedTok {st['seconds_greedtok']} s, GreedWMC {st['seconds_wmc']} s, "
                       f"BPE {st['seconds_bpe']} s, evaluation {st['seconds_evaluation']} s.", ""]
@@ -361,8 +363,8 @@ def summarize(result: Comparison) -> dict:
     k_ratios = [r["k_ratio"] for r in result.table if r["k_ratio"] is not None]
     tpw_ratios = [r["tpw_ratio_at_k_g"] for r in result.table if r["tpw_ratio_at_k_g"] is not None]
     k_max = result.settings["k_max"]
-    d = result.d_inst
-    late = d[k_max // 2:] if k_max >= 2 else d
+    d = result.d_inst                       # d[i] is k = i + 1
+    late = d[max(1, k_max // 2) - 1:]
     summary: dict = {
         "mean_k_saving": None if not k_ratios else 1 - float(np.mean(k_ratios)),
         "mean_tpw_saving_at_k_g": None if not tpw_ratios else 1 - float(np.mean(tpw_ratios)),

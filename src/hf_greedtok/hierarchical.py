@@ -77,7 +77,7 @@ class HierarchicalResult:
                 f"({s['candidates_direct']:,} -> {s['candidates_hierarchical']:,}); "
                 f"tokens per word on the combined corpus {s['tokens_per_word_direct']:.4f} (direct) vs "
                 f"{s['tokens_per_word_hierarchical']:.4f} (hierarchical), a cost of "
-                f"{100 * s['compression_cost']:+.2f} %; {s['shared_tokens']:,} of {s['k']:,} tokens shared.", "",
+                f"{100 * s['compression_cost']:+.3f} %; {s['shared_tokens']:,} of {s['k']:,} tokens shared.", "",
             "Tokens per word of each tokenizer (rows) on each corpus (columns):", "",
             "| tokenizer | " + " | ".join([*domains, "combined"]) + " |",
             "|---|" + "---:|" * (len(domains) + 1),
