@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GreedTok paper's comparisons (Table 3, Figure 3, Section 5.4) on the shared corpora.
 # Writes benchmarks/compare/*/ and benchmarks/hierarchical/*/; results in benchmarks/RESULTS.md.
-# Needs: pip install ".[plot]". Takes about 15 minutes on 2 cores (the English Wikipedia counts
-# alone about 8: HF's BpeTrainer only counts words itself, so 2.24 G occurrences are fed to it).
+# Needs: pip install ".[plot]". Took 9 minutes on 2 cores (the English Wikipedia counts
+# alone 6.5: HF's BpeTrainer only counts words itself, so 2.24 G occurrences are fed to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${HF_GREEDTOK_SHARED:-../shared}/corpora
