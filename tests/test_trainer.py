@@ -21,13 +21,17 @@ def all_substrings(words, max_len):
     return {w[i:j] for w in words for i in range(len(w)) for j in range(i + 2, min(len(w), i + max_len) + 1)}
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_native_equals_literal_algorithm_1(seed):
-    # Small alphabets give many repeats, overlaps and ties: the hard cases for incremental scores.
+def random_instance(seed: int) -> tuple[dict[str, int], int, int]:
+    """(words, max_len, k). Small alphabets give many repeats, overlaps and ties: the hard cases
+    for incremental scores."""
     rng = random.Random(seed)
     words = random_corpus(rng, "ab" if seed % 2 else "abc")
-    max_len = rng.choice([2, 3, 4, 9])
-    k = rng.randint(1, 12)
+    return words, rng.choice([2, 3, 4, 9]), rng.randint(1, 12)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_native_equals_literal_algorithm_1(seed):
+    words, max_len, k = random_instance(seed)
     expected, gains, state = naive_greedtok(words, all_substrings(words, max_len), k)
     core = make_core(words, max_len=max_len)
     core.step(k)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 from helpers import core_ranking, make_core, naive_greedwmc
-from test_trainer import all_substrings, random_corpus
+from test_trainer import all_substrings, random_corpus, random_instance
 
 from hf_greedtok import GreedTokTrainer, GreedWMCTrainer
 
@@ -37,10 +37,7 @@ def test_example_4_corpus_relaxed_scores_and_trace():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_native_equals_literal_greedy_max_coverage(seed):
-    rng = random.Random(seed)
-    words = random_corpus(rng, "ab" if seed % 2 else "abc")
-    max_len = rng.choice([2, 3, 4, 9])
-    k = rng.randint(1, 12)
+    words, max_len, k = random_instance(seed)
     expected, gains = naive_greedwmc(words, all_substrings(words, max_len), k)
     core = make_core(words, max_len=max_len, relaxed=True)
     core.step(k)

@@ -67,6 +67,7 @@ class CBPETrainer:
         normalizer: Unicode normalization applied first; defaults to NFC except for bytes.
         special_tokens: strings given ids 0..n-1, never produced from text.
         min_frequency: a pair must occur this often to be merged (BpeTrainer's option).
+        pattern: the split regex of byte-level units (:class:`ByteLevel`'s ``pattern``).
         show_progress: progress bars.
 
     Raises:
@@ -78,7 +79,7 @@ class CBPETrainer:
                  units: str = "marks", lookup: Optional[MorphLookup] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = "default",
                  special_tokens: Sequence[str] = (), min_frequency: int = 0,
-                 show_progress: bool = True) -> None:
+                 pattern: str = "gpt4", show_progress: bool = True) -> None:
         if (num_merges is None) == (vocab_size is None):
             raise ValueError("give exactly one of num_merges and vocab_size")
         target = num_merges if num_merges is not None else vocab_size
@@ -98,7 +99,7 @@ class CBPETrainer:
         self.special_tokens = list(dict.fromkeys(special_tokens))
         self.min_frequency = min_frequency
         self.show_progress = show_progress
-        self.pre_tokenizer: PreTokenizer = ByteLevel() if units == "bytes" else Metaspace(
+        self.pre_tokenizer: PreTokenizer = ByteLevel(pattern) if units == "bytes" else Metaspace(
             units="chars" if units == "chars" else units, lookup=lookup)
         self.training_info: dict = {}
 

@@ -129,10 +129,15 @@ def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> Non
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _write_dir(out: Path, overwrite: bool, write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a new directory next to ``out``, then rename it: never a half-written DIR."""
+def _refuse_existing(out: Path, overwrite: bool) -> None:
+    """Checked before any training too, so that a long run never ends in this error."""
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
+
+
+def _write_dir(out: Path, overwrite: bool, write: Callable[[Path], None]) -> None:
+    """Let ``write`` fill a new directory next to ``out``, then rename it: never a half-written DIR."""
+    _refuse_existing(out, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -163,8 +168,7 @@ def _resolve_units(args: argparse.Namespace) -> str:
 
 def _train(args: argparse.Namespace) -> int:
     out: Path = args.output
-    if out.exists() and not args.overwrite:
-        raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
+    _refuse_existing(out, args.overwrite)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -290,8 +294,7 @@ def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLev
 
 def _compare(args: argparse.Namespace) -> int:
     from .compare import compare_word_counts
-    if args.output.exists() and not args.overwrite:
-        raise FileExistsError(f"{args.output} already exists; choose a new --output or pass --overwrite")
+    _refuse_existing(args.output, args.overwrite)
     if not args.no_plots:
         from .plots import _pyplot
         _pyplot()            # fail before hours of training, not after
@@ -321,8 +324,7 @@ def _hierarchical(args: argparse.Namespace) -> int:
     from .hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
-    if args.output.exists() and not args.overwrite:
-        raise FileExistsError(f"{args.output} already exists; choose a new --output or pass --overwrite")
+    _refuse_existing(args.output, args.overwrite)
     pre = ByteLevel()
     names = [Path(i).name for i in args.inputs]
     if len(set(names)) != len(names):

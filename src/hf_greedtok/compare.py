@@ -42,6 +42,7 @@ import numpy as np
 from tokenizers import models
 
 from .cbpe import CBPETrainer
+from .evaluation import total_tokens
 from .models import GreedTokModel
 from .pre_tokenizers import ByteLevel
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer, GreedWMCTrainer
@@ -207,25 +208,25 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
     timings["seconds_wmc"] = round(time.perf_counter() - started, 2)
 
     started = time.perf_counter()
-    bpe_trainer = CBPETrainer(num_merges=k_max, units="bytes", normalizer=None, show_progress=show_progress)
-    bpe_trainer.pre_tokenizer = pre
+    bpe_trainer = CBPETrainer(num_merges=k_max, units="bytes", pattern=pattern, normalizer=None,
+                              show_progress=show_progress)
     backend = bpe_trainer.train_from_counts(word_counts, source=source)
     merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m)
               for m in json.loads(backend.to_str())["model"]["merges"]]
     timings["seconds_bpe"] = round(time.perf_counter() - started, 2)
 
     started = time.perf_counter()
-    symbol_words = [ByteLevel.token_to_str(pre.word_units(w)) for w in words]
+    word_bytes = [pre.word_units(w) for w in words]
+    symbol_words = [ByteLevel.token_to_str(w) for w in word_bytes]
     covered_g = _prefix_sums(greedtok.model.gains, k_max)
     covered_w = _prefix_sums(wmc.model.gains, k_max)
     tokens_g = singletons - covered_g
     tokens_b = singletons - _prefix_sums(bpe_merge_savings(merges, backend.model, symbol_words, counts), k_max)
 
-    word_bytes = [pre.word_units(w) for w in words]
     grid = []
     for k in sizes:
         gt_k = GreedTokModel(greedtok.model.ranked_tokens[:k], unit_kind="bytes")
-        cover = _total(gt_k, word_bytes, counts, "cover", num_threads)
+        cover = total_tokens(gt_k, word_bytes, counts, "cover", num_threads)
         if cover != tokens_g[k]:
             raise RuntimeError(f"GreedTok({k}) cover encoding gives {cover} tokens, training {tokens_g[k]}")
         merges_k = merges[:k]
@@ -234,8 +235,8 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
             raise RuntimeError(f"BPE({k}) encodes to {bpe_tokens} tokens, the merge curve says {tokens_b[k]}")
         bpe_as_ranked = GreedTokModel(list(dict.fromkeys(ByteLevel.str_to_token(a + b) for a, b in merges_k)),
                                       unit_kind="bytes")
-        opt_g = _total(gt_k, word_bytes, counts, "optimal", num_threads)
-        opt_b = _total(bpe_as_ranked, word_bytes, counts, "optimal", num_threads)
+        opt_g = total_tokens(gt_k, word_bytes, counts, "optimal", num_threads)
+        opt_b = total_tokens(bpe_as_ranked, word_bytes, counts, "optimal", num_threads)
         grid.append({
             "k": k, "tokens_greedtok": int(cover), "tokens_bpe": int(bpe_tokens),
             "tokens_per_word_greedtok": cover / n_words, "tokens_per_word_bpe": bpe_tokens / n_words,
@@ -324,11 +325,6 @@ def _prefix_sums(gains: Sequence[int], k_max: int) -> np.ndarray:
     out[1:len(g) + 1] = np.cumsum(g)
     out[len(g) + 1:] = out[len(g)]
     return out
-
-
-def _total(model: GreedTokModel, words: Sequence[bytes], counts: np.ndarray, mode: str, num_threads: int) -> int:
-    _, offsets = model.encode_words(words, mode, num_threads)
-    return int(np.dot(np.diff(offsets), counts))
 
 
 def smallest_k(tokens_per_word: np.ndarray, target: float) -> Optional[int]:

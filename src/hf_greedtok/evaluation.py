@@ -17,6 +17,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from .core import Tokenizer
 from .lookup import MorphLookup
+from .models import GreedTokModel
 from .metrics import BoundaryScores, TokenizationStats, token_boundaries
 from .word_counts import CorpusError, iter_count_tables, iter_text_lines
 
@@ -24,6 +25,13 @@ _BATCH = 2048
 # TokenizationStats keys renamed so they cannot be confused with evaluate_word_counts' own.
 _RENAMED = {"words": "whitespace_words", "tokens": "text_tokens", "characters": "text_characters",
             "chars_per_token": "text_chars_per_token"}
+
+
+def total_tokens(tok: Union[Tokenizer, GreedTokModel], words: Sequence[Union[str, bytes]], counts: np.ndarray,
+                 mode: str = "cover", num_threads: int = 1) -> int:
+    """Count-weighted number of tokens of pre-tokenized ``words`` (int64[len(words)] ``counts``)."""
+    _, offsets = tok.encode_words(words, mode=mode, num_threads=num_threads)
+    return int(np.dot(np.diff(offsets), counts))
 
 
 def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
@@ -42,10 +50,7 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
         raise ValueError("cannot evaluate on an empty corpus")
     words = list(word_counts)
     counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
-    per_mode = {}
-    for mode in ("cover", "optimal"):
-        _, offsets = tok.encode_words(words, mode=mode, num_threads=num_threads)
-        per_mode[mode] = int(np.dot(np.diff(offsets), counts))
+    per_mode = {mode: total_tokens(tok, words, counts, mode, num_threads) for mode in ("cover", "optimal")}
     n_words = int(counts.sum())
     chars = int(np.dot(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts))
     cover, optimal = per_mode["cover"], per_mode["optimal"]

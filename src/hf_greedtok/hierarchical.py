@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Optional
 import numpy as np
 
 from .core import Tokenizer
+from .evaluation import total_tokens
 from .pre_tokenizers import PreTokenizer, Token
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
 
@@ -151,7 +152,5 @@ def train_hierarchical(domains: Mapping[str, Mapping[str, int]], k: int, *,
 
 
 def _tokens_per_word(tok: Tokenizer, word_counts: Mapping[str, int]) -> float:
-    words = list(word_counts)
-    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
-    _, offsets = tok.encode_words(words, mode="cover")
-    return float(np.dot(np.diff(offsets), counts) / counts.sum())
+    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(word_counts))
+    return total_tokens(tok, list(word_counts), counts) / int(counts.sum())

@@ -34,7 +34,15 @@ def write_plots(result: "Comparison", folder: Path, title: str) -> list[Path]:
     """
     plt = _pyplot()
     k = result.k
-    paths = []
+
+    def save(fig, ax, name: str) -> Path:
+        ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        fig.tight_layout()
+        fig.savefig(folder / name)
+        plt.close(fig)
+        return folder / name
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     start = 1 if len(k) > 1 else 0
@@ -43,30 +51,18 @@ def write_plots(result: "Comparison", folder: Path, title: str) -> list[Path]:
     for row in result.table:
         if row["k_g"] is not None:
             ax.axhline(row["target"], color="0.85", linewidth=0.6, zorder=0)
-    ax.set_xscale("log")
     ax.set_xlabel("k (learned tokens; vocabulary = 256 + k)")
     ax.set_ylabel("tokens per word")
-    ax.set_title(title, fontsize=10)
     ax.legend()
-    ax.grid(alpha=0.3, which="both")
-    paths.append(folder / PLOT_FILES[0])
-    fig.tight_layout()
-    fig.savefig(paths[-1])
-    plt.close(fig)
+    paths = [save(fig, ax, PLOT_FILES[0])]
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     d = result.d_inst
     ax.plot(np.arange(1, len(d) + 1), d, color="tab:green", label="d_inst = GreedTok / GreedWMC")
     ax.axhline(0.9, color="tab:red", linestyle="--", linewidth=0.8, label="0.9 (paper, large k)")
-    ax.set_xscale("log")
     ax.set_xlabel("k (learned tokens)")
     ax.set_ylabel("d_inst")
     ax.set_ylim(min(0.8, float(d.min()) - 0.02), max(1.01, float(d.max()) + 0.01))
-    ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right")
-    ax.grid(alpha=0.3, which="both")
-    paths.append(folder / PLOT_FILES[1])
-    fig.tight_layout()
-    fig.savefig(paths[-1])
-    plt.close(fig)
+    paths.append(save(fig, ax, PLOT_FILES[1]))
     return paths
