@@ -290,15 +290,26 @@ def test_optimal_export_loads_without_custom_code_and_matches_native(core, texts
     assert generic(lines[:10])["input_ids"] == got[:10]
 
 
-def test_saved_tokenizer_json_is_the_pure_optimal_tokenizer(tok, tmp_path, texts):
-    tok.save_pretrained(tmp_path / "t")
+def test_an_optimal_folder_tokenizer_json_is_the_pure_optimal_tokenizer(core, tmp_path, texts):
+    GreedTokTokenizerFast.from_greedtok(core, mode="optimal").save_pretrained(tmp_path / "t")
     only = tmp_path / "only-json"
     only.mkdir()
     shutil.copy(tmp_path / "t" / "tokenizer.json", only / "tokenizer.json")
     generic = AutoTokenizer.from_pretrained(only)
     assert not isinstance(generic, GreedTokTokenizerFast)
-    lines = texts["hi"][:100]
-    assert generic(lines)["input_ids"] == [ids.tolist() for ids in tok.greedtok.encode_batch(lines, mode="optimal")]
+    lines = texts["hi"][:100] + ["<0x41> <s>x", "a<pad>b"]
+    assert generic(lines)["input_ids"] == [ids.tolist() for ids in core.encode_batch(lines, mode="optimal")]
+
+
+def test_a_cover_folder_tokenizer_json_refuses_to_load_alone(tok, tmp_path):
+    """Its standard part alone is the optimal encoder, a different tokenizer: a clear refusal
+    (also when tokenizer_config.json is missing), never different ids."""
+    tok.save_pretrained(tmp_path / "t")
+    (tmp_path / "t" / "tokenizer_config.json").unlink()
+    with pytest.raises(Exception, match="Unknown tokenizer version 'hf-greedtok: this tokenizer.json alone"):
+        AutoTokenizer.from_pretrained(tmp_path / "t")
+    with pytest.raises(Exception, match="load its folder with hf-greedtok installed"):
+        HFTokenizer.from_file(str(tmp_path / "t" / "tokenizer.json"))
 
 
 # ---------------------------------------------------------------------- 5. pickling

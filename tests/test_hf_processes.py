@@ -75,10 +75,12 @@ def test_bare_folder_loads_with_trust_remote_code_in_a_clean_process(saved, line
 
 
 def test_tokenizer_json_loads_with_the_package_unimportable(saved, lines, tmp_path):
-    """The saved tokenizer.json is standard: no hf_greedtok, no custom code, optimal ids."""
+    """An optimal-mode folder's tokenizer.json is standard: no hf_greedtok, no custom code, its ids."""
+    optimal = tmp_path / "optimal"
+    GreedTokTokenizerFast.from_pretrained(saved, mode="optimal").save_pretrained(optimal)
     only = tmp_path / "only"
     only.mkdir()
-    (only / "tokenizer.json").write_bytes((saved / "tokenizer.json").read_bytes())
+    (only / "tokenizer.json").write_bytes((optimal / "tokenizer.json").read_bytes())
     probe = lines[3000:3020]
     result = run_python(f"""
         import json, sys

@@ -192,7 +192,7 @@ class CBPETrainer:
                                          ignore_merges=False))
         backend.normalizer = standard_normalizer(self.pre_tokenizer, self.normalizer)
         backend.pre_tokenizer = standard_pre_tokenizer(self.pre_tokenizer)
-        backend.decoder = standard_decoder(self.pre_tokenizer)
+        backend.decoder = standard_decoder(self.pre_tokenizer, self.special_tokens)
         if self.special_tokens:
             backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
                                         for s in self.special_tokens])

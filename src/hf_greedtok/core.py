@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 import regex
 
+from .decoders import MetaspaceDecoder
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import Metaspace, PreTokenizer
@@ -121,16 +122,23 @@ class Tokenizer:
 
     def decode(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> str:
         """Text of ``ids``; inverts :meth:`encode` exactly (invalid UTF-8 from a partial
-        sequence is shown as U+FFFD).
+        sequence is shown as U+FFFD). Metaspace tokenizers decode as their HF decoder does
+        (:class:`hf_greedtok.decoders.MetaspaceDecoder`), so ``"<pad>x"`` comes back as itself.
 
         Raises:
             ValueError: an id outside the vocabulary.
         """
-        text = self.model.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
         if isinstance(self.pre_tokenizer, Metaspace):
-            text = text.replace(self.pre_tokenizer.replacement, " ")
-            text = text[1:] if text.startswith(" ") else text
-        return text
+            return self.decoder.decode(self.model.decode_tokens(ids, skip_special_tokens))
+        return self.model.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
+
+    @property
+    def decoder(self) -> MetaspaceDecoder:
+        """The Metaspace decoder (drops the space encoding prepends to each text run, also after
+        special tokens); byte-level tokenizers decode bytes directly and have none."""
+        if not isinstance(self.pre_tokenizer, Metaspace):
+            raise AttributeError("byte-level tokenizers decode bytes directly and have no token decoder")
+        return MetaspaceDecoder(self.pre_tokenizer.replacement, tuple(self.model.special_tokens))
 
     # ------------------------------------------------------------------ vocabulary
 

@@ -34,13 +34,14 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Regex, Token
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
 from .core import Tokenizer
+from .decoders import MetaspaceDecoder
 from .file_format import atomic_write_text
 from .models import MODES, Mode
 from .normalizers import UnicodeNormalizer
@@ -101,23 +102,70 @@ def standard_normalizer(pre: PreTokenizer, normalizer: Optional[UnicodeNormalize
     return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
 
 
-def standard_pre_tokenizer(pre: PreTokenizer) -> pre_tokenizers.PreTokenizer:
+def standard_pre_tokenizer(pre: PreTokenizer, isolate_outside: Optional[Iterable[str]] = None
+                           ) -> pre_tokenizers.PreTokenizer:
     """The serializable pre-tokenizer giving the same words as ``pre`` (its morphology lookup,
-    if any, is the custom step :class:`MorphLookupPreTokenizer`)."""
+    if any, is the custom step :class:`MorphLookupPreTokenizer`).
+
+    ``isolate_outside`` (Metaspace only): characters of the alphabet; every other character
+    becomes a word of its own. The Unigram export needs it to equal the native ``optimal``
+    encoder: natively a character outside the alphabet is a hard boundary (no ranked token
+    contains it) encoded as its UTF-8 bytes, but inside one Unigram word its unknown node
+    costs ``min_score - 10``, so a special or ``<0xNN>`` piece spelled out in the text (score
+    ``UNSELECTABLE_SCORE``) would win over it: ``"<0x41>"`` would become the byte "A".
+    """
     if isinstance(pre, ByteLevel):
         return pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(pre.pattern), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
-    return pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
+    split = pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
+    if isolate_outside is None:
+        return split
+    outside = Regex(outside_class(isolate_outside))
+    return pre_tokenizers.Sequence([split, pre_tokenizers.Split(outside, behavior="isolated")])
 
 
-def standard_decoder(pre: PreTokenizer) -> decoders.Decoder:
-    """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``."""
+def outside_class(chars: Iterable[str]) -> str:
+    """An Oniguruma character class matching one character not in ``chars``."""
+    codes = sorted({ord(c) for c in chars})
+    ranges = []
+    for c in codes:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    body = "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
+    return f"[^{body}]" if body else r"[\s\S]"
+
+
+def alphabet_chars(tok: Tokenizer) -> set[str]:
+    """The characters of a Metaspace tokenizer's singletons (its alphabet units)."""
+    return {c for unit in tok.model.alphabet for c in unit} | {tok.pre_tokenizer.replacement}
+
+
+def standard_decoder(pre: PreTokenizer, special_tokens: Sequence[str] = ()) -> decoders.Decoder:
+    """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``.
+
+    Metaspace: :meth:`hf_greedtok.decoders.MetaspaceDecoder.to_hf`, which also drops the "▁"
+    prepended to the text after each of ``special_tokens``.
+    """
     if isinstance(pre, ByteLevel):
         return decoders.ByteLevel()
-    # Llama's decoder: the one space the normalizer prepended is stripped from the whole text.
-    return decoders.Sequence([decoders.Replace(pre.replacement, " "), decoders.ByteFallback(),
-                              decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    return MetaspaceDecoder(pre.replacement, tuple(special_tokens)).to_hf()
+
+
+def special_added_tokens(backend: HFTokenizer) -> list[str]:
+    """Contents of the special added tokens of ``backend``, in id order."""
+    added = backend.get_added_tokens_decoder()
+    return [added[i].content for i in sorted(added) if added[i].special]
+
+
+def refresh_decoder(backend: HFTokenizer, pre: PreTokenizer) -> None:
+    """Rebuild ``backend``'s decoder for its current special tokens (after tokens were added,
+    e.g. by transformers' ``add_special_tokens``), so text after a new special token decodes
+    without an extra space."""
+    if isinstance(pre, Metaspace):
+        backend.decoder = standard_decoder(pre, special_added_tokens(backend))
 
 
 def template_post_processor(bos: Optional[tuple[str, int]] = None,
@@ -266,8 +314,10 @@ def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
     backend = HFTokenizer(models.Unigram(unigram_vocab(tok), unk_id=_unk_id(tok),
                                          byte_fallback=tok.model.unit_kind != "bytes"))
     backend.normalizer = standard_normalizer(tok.pre_tokenizer, tok.normalizer)
-    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer)
-    backend.decoder = standard_decoder(tok.pre_tokenizer)
+    exact_optimal = mode == "optimal" and isinstance(tok.pre_tokenizer, Metaspace)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer,
+                                                   alphabet_chars(tok) if exact_optimal else None)
+    backend.decoder = standard_decoder(tok.pre_tokenizer, tok.model.special_tokens)
     if tok.model.special_tokens:
         backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
                                     for s in tok.model.special_tokens])
@@ -332,6 +382,45 @@ def standard_json(backend: HFTokenizer) -> str:
             return backend.to_str()
         finally:
             backend.pre_tokenizer = custom
+
+
+# tokenizers refuses a file whose "version" it does not know and quotes the value in its error
+# ("Unknown tokenizer version '...'"), so this is what a user without hf-greedtok reads.
+GUARDED_VERSION = ("hf-greedtok: this tokenizer.json alone would encode differently (GreedTok cover mode or a "
+                   "morphology lookup); load its folder with hf-greedtok installed")
+_TOKENIZERS_VERSION = "1.0"
+
+
+def folder_json(backend: HFTokenizer) -> str:
+    """The ``tokenizer.json`` text of a saved folder.
+
+    A backend made of standard components only (``optimal`` mode, CBPE) is written as is and
+    loads anywhere with the same ids. A backend with custom steps (``cover`` mode, a lookup)
+    has no standard equivalent: its standard part alone would be a *different* tokenizer, so
+    its ``version`` is set to :data:`GUARDED_VERSION` and plain ``tokenizers`` (and transformers
+    without this package, or a folder missing ``tokenizer_config.json``) refuse it with that
+    message instead of silently encoding otherwise. :func:`backend_from_folder_json` reads both.
+    """
+    text = standard_json(backend)
+    att = attachment(backend)
+    if att is None or att.standard is None:
+        return text
+    data = json.loads(text)
+    data["version"] = GUARDED_VERSION
+    return json.dumps(data, ensure_ascii=False)
+
+
+def backend_from_folder_json(text: str) -> HFTokenizer:
+    """The standard backend stored by :func:`folder_json` (guarded or not), without custom steps.
+
+    Raises:
+        Exception: as ``tokenizers.Tokenizer.from_str`` for text that is not a tokenizer file.
+    """
+    data = json.loads(text)
+    if isinstance(data, dict) and data.get("version") == GUARDED_VERSION:
+        data["version"] = _TOKENIZERS_VERSION
+        text = json.dumps(data, ensure_ascii=False)
+    return HFTokenizer.from_str(text)
 
 
 def _rebuild_backend(tokenizer_json: str, tok: Optional[Tokenizer], mode: Optional[Mode],

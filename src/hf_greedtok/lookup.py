@@ -47,20 +47,19 @@ Example:
 from __future__ import annotations
 
 import csv
-import unicodedata
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 import regex
 
 from .file_format import atomic_write_text
+from .normalizers import FORMS as NORMALIZERS, UnicodeNormalizer
 from .units import UnitSplitter
 from .word_counts import CorpusError
 
 __all__ = ["SANDHI_POLICIES", "NORMALIZERS", "MorphLookup"]
 
 SANDHI_POLICIES = ("skip", "error")
-NORMALIZERS = ("NFC", "NFKC", "NFD", "NFKD")
 STAT_KEYS = ("rows", "entries", "split_entries", "sandhi_skipped", "conflicting_duplicates",
              "repeated_rows", "filtered_language")
 TSV_EXTENSIONS = (".tsv", ".txt")
@@ -193,6 +192,7 @@ class MorphLookup:
         _check_policy(sandhi)
         if normalizer is not None and normalizer not in NORMALIZERS:
             raise ValueError(f"normalizer must be one of {', '.join(NORMALIZERS)} or None, got {normalizer!r}")
+        normalize = None if normalizer is None else UnicodeNormalizer(normalizer)
         path = Path(path)
         ext = path.suffix.lower()
         if ext not in TSV_EXTENSIONS + CSV_EXTENSIONS:
@@ -219,9 +219,9 @@ class MorphLookup:
                 joined = ("+" if is_csv else "|").join(segments)
                 raise CorpusError(source, line, f"empty segment in {joined!r} "
                                                  f"(doubled, leading or trailing separator?)")
-            if normalizer is not None:
-                word = unicodedata.normalize(normalizer, word)
-                segments = [unicodedata.normalize(normalizer, s) for s in segments]
+            if normalize is not None:
+                word = normalize(word)
+                segments = [normalize(s) for s in segments]
             if want_language is not None and row_language.strip().casefold() != want_language:
                 counts["filtered_language"] += 1
                 continue

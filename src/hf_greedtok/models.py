@@ -193,18 +193,24 @@ class GreedTokModel:
             units.append(split(replace_surrogates(w)))
         return self.encoder.encode_codes(*pack_codes(units, self._codes), mode)
 
+    def _checked_ids(self, ids: Iterable[int], skip_special_tokens: bool) -> Iterable[int]:
+        for i in ids:
+            i = int(i)
+            if not 0 <= i < len(self._id_to_str) or self._id_to_str[i] is None:
+                raise ValueError(f"id {i} is not in the vocabulary (size {self.vocab_size})")
+            if not (skip_special_tokens and i in self._special_ids):
+                yield i
+
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         """The bytes the ids stand for; raises ValueError on an id outside the vocabulary."""
         table = self._id_to_bytes
-        out = []
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < len(table) or self._id_to_str[i] is None:
-                raise ValueError(f"id {i} is not in the vocabulary (size {self.vocab_size})")
-            if skip_special_tokens and i in self._special_ids:
-                continue
-            out.append(table[i])
-        return b"".join(out)
+        return b"".join(table[i] for i in self._checked_ids(ids, skip_special_tokens))
+
+    def decode_tokens(self, ids: Iterable[int], skip_special_tokens: bool = False) -> list[str]:
+        """The token strings of ``ids`` (as :meth:`id_to_token`); raises ValueError on an id
+        outside the vocabulary."""
+        table = self._id_to_str
+        return [table[i] for i in self._checked_ids(ids, skip_special_tokens)]  # type: ignore[misc]
 
     def __reduce__(self):
         return (_rebuild_model, (self.ranked_tokens, self.unit_kind, self.alphabet,

@@ -1,16 +1,45 @@
-"""Normalizers: the optional Unicode normalization applied before pre-tokenization."""
+"""Normalizers: the optional Unicode normalization applied before pre-tokenization.
+
+The native pipeline and the HF ``tokenizers`` backend must normalize identically, and Python's
+``unicodedata`` (Unicode 14.0 in Python 3.11) and the Rust crate behind ``tokenizers`` disagree
+on marks added since (U+0899, U+089F, U+08D3, ...: canonical combining classes Python does not
+know yet). So both paths use the one Rust implementation of ``tokenizers.normalizers``.
+"""
 from __future__ import annotations
 
-import unicodedata
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
+import regex
+
 FORMS = ("NFC", "NFKC", "NFD", "NFKD")
+
+_SURROGATES = regex.compile(r"[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Lone surrogates (not encodable as UTF-8) become U+FFFD, the documented policy everywhere."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+@functools.lru_cache(maxsize=None)
+def _rust_normalizer(form: str):
+    from tokenizers import normalizers
+    return getattr(normalizers, form)()
 
 
 @dataclass(frozen=True)
 class UnicodeNormalizer:
-    """Unicode normalization form ``form`` (one of NFC, NFKC, NFD, NFKD), as in HF ``normalizers.NFC`` etc.
+    """Unicode normalization form ``form`` (one of NFC, NFKC, NFD, NFKD), exactly as HF
+    ``tokenizers.normalizers.NFC`` etc. (the same Rust code runs), so native and HF encodings
+    agree on every character.
+
+    Lone surrogates, which have no normal form, become U+FFFD first.
+
+    Example:
+        >>> UnicodeNormalizer("NFC")("e\\u0301")
+        'é'
 
     Raises:
         ValueError: unknown form.
@@ -23,7 +52,13 @@ class UnicodeNormalizer:
             raise ValueError(f"normalizer must be one of {', '.join(FORMS)}, got {self.form!r}")
 
     def __call__(self, text: str) -> str:
-        return unicodedata.normalize(self.form, text)
+        if text.isascii():          # every form leaves ASCII unchanged; skip the call into Rust
+            return text
+        rust = _rust_normalizer(self.form)
+        try:
+            return rust.normalize_str(text)
+        except UnicodeEncodeError:  # lone surrogates cannot cross into Rust
+            return rust.normalize_str(replace_surrogates(text))
 
 
 def normalizer_from_name(name: Optional[str]) -> Optional[UnicodeNormalizer]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional, Union
 
 import regex
 
+from .normalizers import replace_surrogates
 from .units import UNIT_KINDS, UnitSplitter
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 WHITESPACE_PATTERN = r""" ?\S+|\s+(?!\S)|\s+"""
 PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN,
             "whitespace": WHITESPACE_PATTERN}
-
-_SURROGATES = regex.compile(r"[\ud800-\udfff]")
 
 Token = Union[bytes, str]
 
@@ -61,11 +60,6 @@ def bytes_to_unicode() -> dict[int, str]:
 def unicode_to_bytes() -> dict[str, int]:
     """Inverse of :func:`bytes_to_unicode`."""
     return {c: b for b, c in bytes_to_unicode().items()}
-
-
-def replace_surrogates(text: str) -> str:
-    """Lone surrogates (not encodable as UTF-8) become U+FFFD, the documented policy everywhere."""
-    return _SURROGATES.sub("\ufffd", text)
 
 
 @dataclass(frozen=True)
@@ -164,6 +158,10 @@ class Metaspace:
         return UnitSplitter(self.units)
 
     def pre_tokenize(self, text: str) -> list[str]:
+        """Words of ``text``, each starting with the replacement; none for "" (as HF, whose
+        ``Prepend`` normalizer leaves an empty string empty)."""
+        if not text:
+            return []
         words = self._regex.findall(self.replacement + text.replace(" ", self.replacement))
         if self.lookup is None:
             return words

@@ -21,10 +21,11 @@ from transformers import PreTrainedTokenizerFast
 
 from hf_greedtok.core import Tokenizer
 from hf_greedtok.file_format import FILE_NAME, atomic_write_text, load_tokenizer, tokenizer_to_json
-from hf_greedtok.hf_pipeline import attach, attachment, backend_lock, build_backend, standard_json, unigram_vocab
+from hf_greedtok.hf_pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
+                                     folder_json, refresh_decoder, standard_json, unigram_vocab)
 from hf_greedtok.lookup import MorphLookup
 from hf_greedtok.models import MODES
-from hf_greedtok.pre_tokenizers import replace_surrogates
+from hf_greedtok.pre_tokenizers import Metaspace, PreTokenizer, replace_surrogates
 from hf_greedtok.trainers import GreedTokTrainer
 from hf_greedtok.word_counts import count_words
 
@@ -41,6 +42,21 @@ class _CustomStepBackend:
     ``save_pretrained`` writes the standard tokenizer.json (custom steps left out) next to the
     files of ``save_vocabulary``, from which the constructor re-attaches the steps.
     """
+
+    @classmethod
+    def convert_to_native_format(cls, trust_remote_code=False, **kwargs):
+        # transformers would parse tokenizer.json with plain tokenizers, which refuses a guarded
+        # file (hf_pipeline.folder_json); read it ourselves and pass on what transformers takes
+        # from it (BOS/EOS post-processor, padding, truncation). The constructor rebuilds the
+        # backend itself.
+        local = dict(kwargs)
+        path = local.get("tokenizer_file")
+        if path is not None and os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                stored = backend_from_folder_json(f.read())
+            local.update(post_processor=stored.post_processor, tokenizer_padding=stored.padding,
+                         tokenizer_truncation=stored.truncation)
+        return local
 
     def _encode_plus(self, text, text_pair=None, *args, **kwargs):
         with backend_lock(self._tokenizer):
@@ -68,7 +84,16 @@ class _CustomStepBackend:
 
     def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
         with backend_lock(self._tokenizer):
-            return super()._add_tokens(new_tokens, special_tokens=special_tokens)
+            added = super()._add_tokens(new_tokens, special_tokens=special_tokens)
+            refresh_decoder(self._tokenizer, self._pre_tokenizer())
+            return added
+
+    def _pre_tokenizer(self) -> PreTokenizer:
+        """The native pre-tokenizer this backend implements (for the decoder's spaces)."""
+        att = attachment(self._tokenizer)
+        if att.tokenizer is not None:
+            return att.tokenizer.pre_tokenizer
+        return Metaspace(replacement=getattr(att.standard, "replacement", "\u2581"), units=att.units)
 
     def update_post_processor(self) -> None:
         with backend_lock(self._tokenizer):
@@ -83,7 +108,7 @@ class _CustomStepBackend:
     def _save_pretrained(self, save_directory, file_names, legacy_format=None, filename_prefix=None):
         prefix = filename_prefix + "-" if filename_prefix else ""
         tokenizer_json = Path(save_directory) / (prefix + TOKENIZER_FILE)
-        atomic_write_text(tokenizer_json, standard_json(self._tokenizer))
+        atomic_write_text(tokenizer_json, folder_json(self._tokenizer))
         return tuple(file_names) + (str(tokenizer_json),) + self.save_vocabulary(save_directory, filename_prefix)
 
 
@@ -249,7 +274,8 @@ class MorphLookupTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
     Words found in the lookup table are split into their morphological segments before the
     model runs (MorphTok Section 3.1.1; :class:`hf_greedtok.lookup.MorphLookup`). The lookup
     is a custom pre-tokenizer step, so the folder holds the standard ``tokenizer.json`` (which
-    alone does *not* apply the lookup) and ``morph_lookup.tsv``; load the folder with
+    alone does *not* apply the lookup, so it is guarded: plain ``tokenizers`` refuses it, see
+    :func:`hf_greedtok.hf_pipeline.folder_json`) and ``morph_lookup.tsv``; load the folder with
     ``AutoTokenizer`` (after ``import hf_greedtok``, or with ``trust_remote_code=True``).
 
     Args:
@@ -291,7 +317,7 @@ class MorphLookupTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 text = f.read()
         else:
             raise ValueError(f"MorphLookupTokenizerFast needs {TOKENIZER_FILE} (tokenizer_file=...) or tokenizer_object")
-        self._tokenizer = attach(HFTokenizer.from_str(text), None, None, lookup=lookup, units=units)
+        self._tokenizer = attach(backend_from_folder_json(text), None, None, lookup=lookup, units=units)
         super().__init__(units=units, **kwargs)
 
     @property
