@@ -123,3 +123,25 @@ def test_cover_folder_without_tokenizer_config_is_refused(mixed_tok, tmp_path):
     plain = AutoTokenizer.from_pretrained(tmp_path / "optimal")      # exact: the same ids
     assert plain(AROUND_SPECIALS, add_special_tokens=False)["input_ids"] == \
         [ids.tolist() for ids in mixed_tok.encode_batch(AROUND_SPECIALS, mode="optimal")]
+
+
+def test_a_single_character_special_token_keeps_optimal_exact(tmp_path):
+    """A one-character special token is one Unigram piece that text with special tokens disabled
+    would still select, so no pure file is exact: the export refuses, and optimal mode runs the
+    native encoder inside the HF pipeline."""
+    lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:500]
+    tok = GreedTokTrainer(100, special_tokens=["§", "<pad>"], pre_tokenizer=Metaspace(), show_progress=False) \
+        .train_from_iterator(lines, num_proc=1)
+    with pytest.raises(ValueError, match="the special token '§' is a single character"):
+        export_optimal_tokenizer_json(tok, tmp_path / "tokenizer.json")
+    hf = GreedTokTokenizerFast.from_greedtok(tok, mode="optimal", split_special_tokens=True)
+    for text in ["a§b", "§x", "<pad>§"]:
+        assert hf(text, add_special_tokens=False)["input_ids"] == tok.encode(text, mode="optimal", allow_special=False)
+
+
+def test_a_special_token_spelled_like_a_byte_token_is_a_clear_error():
+    # At byte level "§" is also how byte 0xA7 is shown, so HF could not tell the two apart.
+    lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:200]
+    tok = GreedTokTrainer(50, special_tokens=["§"], show_progress=False).train_from_iterator(lines, num_proc=1)
+    with pytest.raises(ValueError, match="token string '§' is both id 0 and id 168"):
+        GreedTokTokenizerFast.from_greedtok(tok)

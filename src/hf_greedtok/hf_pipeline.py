@@ -70,10 +70,30 @@ def _check_supported(tok: Tokenizer) -> None:
     if not isinstance(tok.pre_tokenizer, (ByteLevel, Metaspace)):
         raise ValueError(f"the {type(tok.pre_tokenizer).__name__} pre-tokenizer has no HF export; "
                          "only tokenizers trained by hf-greedtok (byte level or Metaspace) do")
-    n = len(tok.model._id_to_str)
-    if tok.model.vocab_size != n:
-        missing = next(i for i, s in enumerate(tok.model._id_to_str) if s is None)
-        raise ValueError(f"ids must be contiguous for an HF export, but id {missing} of {n} is unused")
+    strings = tok.model._id_to_str
+    if None in strings:
+        raise ValueError(f"ids must be contiguous for an HF export, but id {strings.index(None)} of "
+                         f"{len(strings)} is unused")
+    if tok.model.vocab_size != len(strings):
+        first: dict[str, int] = {}
+        for i, s in enumerate(strings):
+            if s in first:
+                raise ValueError(f"token string {s!r} is both id {first[s]} and id {i}; an HF tokenizer "
+                                 "needs distinct token strings")
+            first[s] = i
+
+
+def pure_optimal_problem(tok: Tokenizer) -> Optional[str]:
+    """Why no standard ``tokenizer.json`` can encode exactly like ``tok``'s ``optimal`` mode on
+    every text, or None when the pure Unigram file is exact (see :func:`standard_pre_tokenizer`)."""
+    if getattr(tok.pre_tokenizer, "lookup", None) is not None:
+        return "the morphology lookup is a custom pre-tokenizer step"
+    single = [s for s in tok.model.special_tokens if len(s) == 1]
+    if single:
+        # A lone character is one Unigram piece: with special tokens disabled
+        # (encode_special_tokens) it would still become the special id, not the text's tokens.
+        return f"the special token {single[0]!r} is a single character"
+    return None
 
 
 # ---------------------------------------------------------------------- standard components
@@ -300,8 +320,9 @@ class _Attachment:
 def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
     """The ``tokenizers.Tokenizer`` that encodes like ``tok.encode(text, mode=mode)``.
 
-    ``optimal`` gives a standard backend; ``cover`` appends :class:`GreedTokPreTokenizer`; a
-    morphology lookup adds :class:`MorphLookupPreTokenizer` after the Metaspace split.
+    ``optimal`` gives a standard backend when one is exact (:func:`pure_optimal_problem`);
+    ``cover``, and ``optimal`` otherwise, append :class:`GreedTokPreTokenizer`; a morphology
+    lookup adds :class:`MorphLookupPreTokenizer` after the Metaspace split.
     No post-processor is set (transformers sets BOS/EOS); special tokens are added as special
     added tokens with their GreedTok ids.
 
@@ -314,9 +335,9 @@ def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
     backend = HFTokenizer(models.Unigram(unigram_vocab(tok), unk_id=_unk_id(tok),
                                          byte_fallback=tok.model.unit_kind != "bytes"))
     backend.normalizer = standard_normalizer(tok.pre_tokenizer, tok.normalizer)
-    exact_optimal = mode == "optimal" and isinstance(tok.pre_tokenizer, Metaspace)
-    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer,
-                                                   alphabet_chars(tok) if exact_optimal else None)
+    pure = mode == "optimal" and pure_optimal_problem(tok) is None
+    isolate = pure and isinstance(tok.pre_tokenizer, Metaspace)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer, alphabet_chars(tok) if isolate else None)
     backend.decoder = standard_decoder(tok.pre_tokenizer, tok.model.special_tokens)
     if tok.model.special_tokens:
         backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
@@ -344,7 +365,7 @@ def attach(backend: HFTokenizer, tok: Optional[Tokenizer], mode: Optional[Mode],
     if lookup is not None:
         replacement = getattr(standard, "replacement", "\u2581")
         steps.append(MorphLookupPreTokenizer(lookup, units, replacement))
-    if tok is not None and mode == "cover":
+    if tok is not None and (mode == "cover" or pure_optimal_problem(tok) is not None):
         steps.append(GreedTokPreTokenizer(tok, mode))
     if steps:
         backend.pre_tokenizer = pre_tokenizers.Sequence(
@@ -451,12 +472,14 @@ def export_optimal_tokenizer_json(tok: Tokenizer, path: Union[str, Path], *,
     The file is written atomically.
 
     Raises:
-        ValueError: bos/eos not among the special tokens, a tokenizer with a morphology lookup
-            (no standard component can apply it), or a tokenizer with no HF form.
+        ValueError: bos/eos not among the special tokens, a tokenizer no standard file can
+            reproduce exactly (:func:`pure_optimal_problem`: a morphology lookup, a special token
+            of one character), or a tokenizer with no HF form.
     """
-    if getattr(tok.pre_tokenizer, "lookup", None) is not None:
-        raise ValueError("a tokenizer with a morphology lookup has no pure tokenizer.json: the lookup "
-                         "is a custom pre-tokenizer step; save it with GreedTokTokenizerFast instead")
+    problem = pure_optimal_problem(tok)
+    if problem is not None:
+        raise ValueError(f"no pure tokenizer.json encodes exactly like this tokenizer: {problem}; "
+                         "save it with GreedTokTokenizerFast instead")
     backend = build_backend(tok, "optimal")
     ids = tok.model.special_token_ids
     ends = []
