@@ -45,6 +45,7 @@ from .lookup import MorphLookup
 from .models import byte_fallback_token
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import UNIT_KINDS, UnitSplitter
 from .word_counts import CorpusError, count_corpus, count_words
 
@@ -65,14 +66,16 @@ class CBPETrainer:
         lookup: optional morphology lookup applied before training and encoding (not with
             byte-level units).
         normalizer: Unicode normalization applied first; defaults to NFC except for bytes.
-        special_tokens: strings given ids 0..n-1, never produced from text.
+        special_tokens: strings given ids 0..n-1, never produced from text; ``train`` and
+            ``train_from_iterator`` cut them out of the raw text before counting, as HF's added
+            tokens are cut out when encoding (:mod:`hf_greedtok.special_tokens`).
         min_frequency: a pair must occur this often to be merged (BpeTrainer's option).
         pattern: the split regex of byte-level units (:class:`ByteLevel`'s ``pattern``).
         show_progress: progress bars.
 
     Raises:
-        ValueError: neither or both of num_merges/vocab_size, a target < 1, unknown units, or
-            a lookup with byte-level units.
+        ValueError: neither or both of num_merges/vocab_size, a target < 1, unknown units,
+            a lookup with byte-level units, or an empty, whitespace-only or repeated special token.
     """
 
     def __init__(self, *, num_merges: Optional[int] = None, vocab_size: Optional[int] = None,
@@ -96,7 +99,7 @@ class CBPETrainer:
         self.units = units
         self.lookup = lookup
         self.normalizer = normalizer if isinstance(normalizer, UnicodeNormalizer) else normalizer_from_name(normalizer)
-        self.special_tokens = list(dict.fromkeys(special_tokens))
+        self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.min_frequency = min_frequency
         self.show_progress = show_progress
         self.pre_tokenizer: PreTokenizer = ByteLevel(pattern) if units == "bytes" else Metaspace(
@@ -108,24 +111,38 @@ class CBPETrainer:
     def train(self, files: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
               encoding_errors: str = "strict", num_proc: Optional[int] = None) -> HFTokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        wc = count_corpus(files, self.pre_tokenizer, self.normalizer, counts=counts,
+        wc = count_corpus(files, *self.counting_pipeline(), counts=counts,
                           encoding_errors=encoding_errors, num_proc=num_proc, show_progress=self.show_progress)
-        return self.train_from_counts(wc, source=", ".join(map(str, files)))
+        return self._fit(wc, ", ".join(map(str, files)))
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> HFTokenizer:
         """Train on an iterable of strings."""
-        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
                          show_progress=self.show_progress)
-        return self.train_from_counts(wc, source="iterator")
+        return self._fit(wc, "iterator")
+
+    def counting_pipeline(self) -> tuple:
+        """(pre-tokenizer, normalizer) for the counters of :mod:`hf_greedtok.word_counts`: the
+        words encoding sees, special tokens cut out of the raw text first."""
+        return counting_pipeline(self.pre_tokenizer, self.normalizer, self.special_tokens)
 
     def train_from_counts(self, word_counts: Mapping[str, int], *, source: str = "word counts") -> HFTokenizer:
         """Train on {pre-tokenized word: count}; returns the HF backend (see :meth:`train`).
 
+        Words are used as given: count them with :meth:`counting_pipeline` when there are
+        special tokens.
+
         Raises:
-            CorpusError: empty corpus or a count < 1.
+            CorpusError: empty corpus, a count < 1, or a word containing a special token
+                (:func:`hf_greedtok.special_tokens.check_counted_words`).
             ValueError: ``vocab_size`` too small for the alphabet, or more distinct units
                 than private-use characters (about 131,000).
         """
+        check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
+        return self._fit(word_counts, source)
+
+    def _fit(self, word_counts: Mapping[str, int], source: str) -> HFTokenizer:
+        """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
         for word, c in word_counts.items():

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
-import regex
 
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import Metaspace, PreTokenizer
+from .special_tokens import special_token_regex
 
 
 class Tokenizer:
@@ -51,9 +51,7 @@ class Tokenizer:
         self.normalizer = normalizer
         self.mode: Mode = mode
         self.training_info = dict(training_info or {})
-        specials = sorted(model.special_tokens, key=len, reverse=True)
-        self._special_split = (regex.compile("(" + "|".join(regex.escape(s) for s in specials) + ")")
-                               if specials else None)
+        self._special_split = special_token_regex(model.special_tokens)
 
     # ------------------------------------------------------------------ encoding
 
