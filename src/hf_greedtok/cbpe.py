@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
@@ -53,6 +54,7 @@ BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.
 _PUA_RANGES = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 _REPEAT_CHUNK = 65536      # occurrences of one word per training text (fewer, longer texts feed faster)
+INT32_MAX = 2**31 - 1      # BpeTrainer keeps pair counts as Rust i32 (tokenizers/src/models/bpe/trainer.rs)
 
 
 class CBPETrainer:
@@ -130,10 +132,13 @@ class CBPETrainer:
         """Train on {pre-tokenized word: count}; returns the HF backend (see :meth:`train`).
 
         Words are used as given: count them with :meth:`counting_pipeline` when there are
-        special tokens.
+        special tokens. HF's BpeTrainer keeps pair counts in 32 bits; a pair's count never grows
+        past the count of the unit pair under its boundary, so those counts are checked first.
+        Counts of any size are fine on one-unit words, which are not fed (they hold no pair).
 
         Raises:
-            CorpusError: empty corpus, a count < 1, or a word containing a special token
+            CorpusError: empty corpus, a count < 1, a unit pair occurring more than 2**31-1
+                times (count-weighted), or a word containing a special token
                 (:func:`hf_greedtok.special_tokens.check_counted_words`).
             ValueError: ``vocab_size`` too small for the alphabet, or more distinct units
                 than private-use characters (about 131,000).
@@ -150,6 +155,7 @@ class CBPETrainer:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
         split = self._unit_split()
         unit_words = {w: split(w) for w in word_counts}
+        _check_pair_counts(word_counts, unit_words, source)
         alphabet = sorted({u for units in unit_words.values() for u in units})
         symbol = _symbols(alphabet, self.units)
         base = self._base_vocab(alphabet)
@@ -166,7 +172,7 @@ class CBPETrainer:
         self.training_info = {
             "algorithm": "CBPE (MorphTok Algorithm 2)" if self.units in ("marks", "vowels") else "BPE",
             "units": self.units, "source": source, "distinct_words": len(word_counts),
-            "words": int(sum(word_counts.values())), "alphabet_units": len(alphabet),
+            "words": sum(word_counts.values()), "alphabet_units": len(alphabet),
             "unit_merges": n_unit_merges, "learned_merges": len(learned),
             "final_vocab_size": backend.get_vocab_size(with_added_tokens=True),
             "normalizer": None if self.normalizer is None else self.normalizer.form,
@@ -230,6 +236,28 @@ def _symbols(alphabet: list[str], units: str) -> dict[str, str]:
     return {u: chr(c) for u, c in zip(alphabet, codes)}
 
 
+def _check_pair_counts(word_counts: Mapping[str, int], unit_words: Mapping[str, list[str]], source: str) -> None:
+    """Refuse counts that would wrap BpeTrainer's i32 pair counts.
+
+    A pair (X, Y) of merged symbols sits on boundaries whose units are (last unit of X, first
+    unit of Y), each boundary at most once, so its count, even midway through an update, never
+    exceeds the count-weighted occurrences of that unit pair in the words as fed.
+    """
+    pairs_fed = sum(c * (len(unit_words[w]) - 1) for w, c in word_counts.items())
+    if pairs_fed <= INT32_MAX:
+        return
+    pairs: Counter = Counter()
+    for w, c in word_counts.items():
+        units = unit_words[w]
+        for pair in zip(units, units[1:]):
+            pairs[pair] += c
+    (a, b), n = max(pairs.items(), key=lambda item: item[1])
+    if n > INT32_MAX:
+        raise CorpusError(source, None, f"counts too large for HF's BpeTrainer: the pair {a!r} {b!r} occurs {n} "
+                                        f"times, above 2**31-1 = {INT32_MAX}, where its 32-bit pair counts "
+                                        "would wrap. Scale the counts down (divide them) or train on a sample")
+
+
 def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], symbol: dict[str, str],
                   target: int, min_frequency: int, show_progress: bool) -> list[tuple[str, str]]:
     """BpeTrainer on words written one symbol per unit; returns the learned merges as text."""
@@ -238,7 +266,11 @@ def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], 
 
     def texts() -> Iterator[str]:
         # BpeTrainer counts words itself; repeat each one (in bounded chunks) to give its count.
+        # A one-symbol word holds no pair, so it cannot change a merge: it is not fed at all
+        # (initial_alphabet keeps its symbol), however large its count.
         for w, c in words:
+            if len(w) < 2:
+                continue
             while c > 0:
                 n = min(c, _REPEAT_CHUNK)
                 yield " ".join([w] * n)

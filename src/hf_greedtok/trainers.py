@@ -25,6 +25,7 @@ from .units import pack_codes, unit_codes
 from .word_counts import CorpusError, check_word_length, count_corpus, count_words
 
 DEFAULT_MAX_TOKEN_LENGTH = 24
+INT64_MAX = 2**63 - 1
 
 
 class GreedTokTrainer:
@@ -146,9 +147,14 @@ class GreedTokTrainer:
         """Train on {pre-tokenized word: count}; words are used as given, so count them with
         :meth:`counting_pipeline` (as the ``train*`` methods do) when there are special tokens.
 
+        The native core keeps counts, scores and gains in 64 bits. Every one of them is at most
+        the initial objective, sum(count x singletons of the word), so that sum is checked
+        exactly first: nothing can wrap once it fits.
+
         Raises:
-            CorpusError: empty corpus, a count < 1, a word too long, or (without a normalizer,
-                which could have made it) a word containing a special token.
+            CorpusError: empty corpus, a count < 1 or above 2**63-1, counts whose
+                sum(count x singletons) exceeds 2**63-1, a word too long, or (without a
+                normalizer, which could have made it) a word containing a special token.
         """
         check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
         return self._fit(word_counts, source)
@@ -160,15 +166,22 @@ class GreedTokTrainer:
         words: list[Token] = []
         counts = np.empty(len(word_counts), dtype=np.int64)
         alphabet: set[str] = set()
+        singletons = 0
         for k, (word, c) in enumerate(word_counts.items()):
             if not isinstance(c, (int, np.integer)) or c < 1:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
+            if c > INT64_MAX:
+                raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
+                                                "count the trainer can hold")
             check_word_length(word, self.pre_tokenizer, source, None)
             units = self.pre_tokenizer.word_units(word)
             words.append(units)
             counts[k] = c
+            singletons += int(c) * len(units)
             if self.pre_tokenizer.unit_kind != "bytes":
                 alphabet.update(units)
+        if singletons > INT64_MAX:
+            raise CorpusError(source, None, _too_large(word_counts, singletons))
         if self.pre_tokenizer.unit_kind != "bytes":
             for t in self.pinned:
                 alphabet.update(t)
@@ -294,3 +307,9 @@ class GreedWMCTrainer(GreedTokTrainer):
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
 
+
+def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:
+    word, count = max(word_counts.items(), key=lambda item: item[1])
+    return (f"counts too large: the corpus has {singletons} singletons (sum of count x length), above "
+            f"2**63-1 = {INT64_MAX}, the bound of the trainer's 64-bit scores and gains; the largest "
+            f"count is {count} (word {word!r}). Scale the counts down (divide them) or train on a sample")
