@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
@@ -45,6 +46,7 @@ from .lookup import MorphLookup
 from .models import byte_fallback_token
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import UNIT_KINDS, UnitSplitter
 from .word_counts import CorpusError, count_corpus, count_words
 
@@ -52,6 +54,7 @@ BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.
 _PUA_RANGES = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 _REPEAT_CHUNK = 65536      # occurrences of one word per training text (fewer, longer texts feed faster)
+INT32_MAX = 2**31 - 1      # BpeTrainer keeps pair counts as Rust i32 (tokenizers/src/models/bpe/trainer.rs)
 
 
 class CBPETrainer:
@@ -65,14 +68,16 @@ class CBPETrainer:
         lookup: optional morphology lookup applied before training and encoding (not with
             byte-level units).
         normalizer: Unicode normalization applied first; defaults to NFC except for bytes.
-        special_tokens: strings given ids 0..n-1, never produced from text.
+        special_tokens: strings given ids 0..n-1, never produced from text; ``train`` and
+            ``train_from_iterator`` cut them out of the raw text before counting, as HF's added
+            tokens are cut out when encoding (:mod:`hf_greedtok.special_tokens`).
         min_frequency: a pair must occur this often to be merged (BpeTrainer's option).
         pattern: the split regex of byte-level units (:class:`ByteLevel`'s ``pattern``).
         show_progress: progress bars.
 
     Raises:
-        ValueError: neither or both of num_merges/vocab_size, a target < 1, unknown units, or
-            a lookup with byte-level units.
+        ValueError: neither or both of num_merges/vocab_size, a target < 1, unknown units,
+            a lookup with byte-level units, or an empty, whitespace-only or repeated special token.
     """
 
     def __init__(self, *, num_merges: Optional[int] = None, vocab_size: Optional[int] = None,
@@ -96,7 +101,7 @@ class CBPETrainer:
         self.units = units
         self.lookup = lookup
         self.normalizer = normalizer if isinstance(normalizer, UnicodeNormalizer) else normalizer_from_name(normalizer)
-        self.special_tokens = list(dict.fromkeys(special_tokens))
+        self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.min_frequency = min_frequency
         self.show_progress = show_progress
         self.pre_tokenizer: PreTokenizer = ByteLevel(pattern) if units == "bytes" else Metaspace(
@@ -108,24 +113,41 @@ class CBPETrainer:
     def train(self, files: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
               encoding_errors: str = "strict", num_proc: Optional[int] = None) -> HFTokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        wc = count_corpus(files, self.pre_tokenizer, self.normalizer, counts=counts,
+        wc = count_corpus(files, *self.counting_pipeline(), counts=counts,
                           encoding_errors=encoding_errors, num_proc=num_proc, show_progress=self.show_progress)
-        return self.train_from_counts(wc, source=", ".join(map(str, files)))
+        return self._fit(wc, ", ".join(map(str, files)))
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> HFTokenizer:
         """Train on an iterable of strings."""
-        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
                          show_progress=self.show_progress)
-        return self.train_from_counts(wc, source="iterator")
+        return self._fit(wc, "iterator")
+
+    def counting_pipeline(self) -> tuple:
+        """(pre-tokenizer, normalizer) for the counters of :mod:`hf_greedtok.word_counts`: the
+        words encoding sees, special tokens cut out of the raw text first."""
+        return counting_pipeline(self.pre_tokenizer, self.normalizer, self.special_tokens)
 
     def train_from_counts(self, word_counts: Mapping[str, int], *, source: str = "word counts") -> HFTokenizer:
         """Train on {pre-tokenized word: count}; returns the HF backend (see :meth:`train`).
 
+        Words are used as given: count them with :meth:`counting_pipeline` when there are
+        special tokens. HF's BpeTrainer keeps pair counts in 32 bits; a pair's count never grows
+        past the count of the unit pair under its boundary, so those counts are checked first.
+        Counts of any size are fine on one-unit words, which are not fed (they hold no pair).
+
         Raises:
-            CorpusError: empty corpus or a count < 1.
+            CorpusError: empty corpus, a count < 1, a unit pair occurring more than 2**31-1
+                times (count-weighted), or a word containing a special token
+                (:func:`hf_greedtok.special_tokens.check_counted_words`).
             ValueError: ``vocab_size`` too small for the alphabet, or more distinct units
                 than private-use characters (about 131,000).
         """
+        check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
+        return self._fit(word_counts, source)
+
+    def _fit(self, word_counts: Mapping[str, int], source: str) -> HFTokenizer:
+        """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
         for word, c in word_counts.items():
@@ -133,6 +155,7 @@ class CBPETrainer:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
         split = self._unit_split()
         unit_words = {w: split(w) for w in word_counts}
+        _check_pair_counts(word_counts, unit_words, source)
         alphabet = sorted({u for units in unit_words.values() for u in units})
         symbol = _symbols(alphabet, self.units)
         base = self._base_vocab(alphabet)
@@ -149,7 +172,7 @@ class CBPETrainer:
         self.training_info = {
             "algorithm": "CBPE (MorphTok Algorithm 2)" if self.units in ("marks", "vowels") else "BPE",
             "units": self.units, "source": source, "distinct_words": len(word_counts),
-            "words": int(sum(word_counts.values())), "alphabet_units": len(alphabet),
+            "words": sum(word_counts.values()), "alphabet_units": len(alphabet),
             "unit_merges": n_unit_merges, "learned_merges": len(learned),
             "final_vocab_size": backend.get_vocab_size(with_added_tokens=True),
             "normalizer": None if self.normalizer is None else self.normalizer.form,
@@ -213,6 +236,28 @@ def _symbols(alphabet: list[str], units: str) -> dict[str, str]:
     return {u: chr(c) for u, c in zip(alphabet, codes)}
 
 
+def _check_pair_counts(word_counts: Mapping[str, int], unit_words: Mapping[str, list[str]], source: str) -> None:
+    """Refuse counts that would wrap BpeTrainer's i32 pair counts.
+
+    A pair (X, Y) of merged symbols sits on boundaries whose units are (last unit of X, first
+    unit of Y), each boundary at most once, so its count, even midway through an update, never
+    exceeds the count-weighted occurrences of that unit pair in the words as fed.
+    """
+    pairs_fed = sum(c * (len(unit_words[w]) - 1) for w, c in word_counts.items())
+    if pairs_fed <= INT32_MAX:
+        return
+    pairs: Counter = Counter()
+    for w, c in word_counts.items():
+        units = unit_words[w]
+        for pair in zip(units, units[1:]):
+            pairs[pair] += c
+    (a, b), n = max(pairs.items(), key=lambda item: item[1])
+    if n > INT32_MAX:
+        raise CorpusError(source, None, f"counts too large for HF's BpeTrainer: the pair {a!r} {b!r} occurs {n} "
+                                        f"times, above 2**31-1 = {INT32_MAX}, where its 32-bit pair counts "
+                                        "would wrap. Scale the counts down (divide them) or train on a sample")
+
+
 def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], symbol: dict[str, str],
                   target: int, min_frequency: int, show_progress: bool) -> list[tuple[str, str]]:
     """BpeTrainer on words written one symbol per unit; returns the learned merges as text."""
@@ -221,7 +266,11 @@ def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], 
 
     def texts() -> Iterator[str]:
         # BpeTrainer counts words itself; repeat each one (in bounded chunks) to give its count.
+        # A one-symbol word holds no pair, so it cannot change a merge: it is not fed at all
+        # (initial_alphabet keeps its symbol), however large its count.
         for w, c in words:
+            if len(w) < 2:
+                continue
             while c > 0:
                 n = min(c, _REPEAT_CHUNK)
                 yield " ".join([w] * n)

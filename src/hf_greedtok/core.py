@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
-import regex
 
 from .decoders import MetaspaceDecoder
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import Metaspace, PreTokenizer
+from .special_tokens import special_token_regex
 
 
 class Tokenizer:
@@ -52,9 +52,7 @@ class Tokenizer:
         self.normalizer = normalizer
         self.mode: Mode = mode
         self.training_info = dict(training_info or {})
-        specials = sorted(model.special_tokens, key=len, reverse=True)
-        self._special_split = (regex.compile("(" + "|".join(regex.escape(s) for s in specials) + ")")
-                               if specials else None)
+        self._special_split = special_token_regex(model.special_tokens)
 
     # ------------------------------------------------------------------ encoding
 

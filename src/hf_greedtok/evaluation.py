@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import operator
 import os
 from typing import Iterator, Mapping, Optional, Sequence, Union
 
@@ -22,16 +23,35 @@ from .metrics import BoundaryScores, TokenizationStats, token_boundaries
 from .word_counts import CorpusError, iter_count_tables, iter_text_lines
 
 _BATCH = 2048
+_INT64_MAX = 2**63 - 1
 # TokenizationStats keys renamed so they cannot be confused with evaluate_word_counts' own.
 _RENAMED = {"words": "whitespace_words", "tokens": "text_tokens", "characters": "text_characters",
             "chars_per_token": "text_chars_per_token"}
 
 
-def total_tokens(tok: Union[Tokenizer, GreedTokModel], words: Sequence[Union[str, bytes]], counts: np.ndarray,
-                 mode: str = "cover", num_threads: int = 1) -> int:
-    """Count-weighted number of tokens of pre-tokenized ``words`` (int64[len(words)] ``counts``)."""
+def total_tokens(tok: Union[Tokenizer, GreedTokModel], words: Sequence[Union[str, bytes]],
+                 counts: Union[np.ndarray, Sequence[int]], mode: str = "cover", num_threads: int = 1) -> int:
+    """Count-weighted number of tokens of pre-tokenized ``words``, exactly.
+
+    Args:
+        counts: one count per word: an int64 array, or Python ints of any size.
+
+    Returns:
+        The exact total as a Python int: int64 arithmetic is used only where the total
+        provably fits, never where it could wrap.
+    """
     _, offsets = tok.encode_words(words, mode=mode, num_threads=num_threads)
-    return int(np.dot(np.diff(offsets), counts))
+    return weighted_sum(np.diff(offsets), counts)
+
+
+def weighted_sum(values: np.ndarray, counts: Union[np.ndarray, Sequence[int]]) -> int:
+    """sum(values[i] * counts[i]) as an exact Python int, for int64[n] ``values`` >= 0 and
+    non-negative ``counts`` (an int64 array or Python ints of any size)."""
+    if isinstance(counts, np.ndarray) and counts.dtype == np.int64 and len(values):
+        # Bound the dot product by max(count) * sum(values), in Python ints: int64 is exact below it.
+        if int(counts.max(initial=0)) * int(values.sum()) <= _INT64_MAX:
+            return int(np.dot(values, counts))
+    return sum(map(operator.mul, values.tolist(), (counts.tolist() if isinstance(counts, np.ndarray) else counts)))
 
 
 def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
@@ -41,7 +61,8 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
     (of the words, in Unicode characters), ``tokens_cover`` and ``tokens_optimal`` (totals),
     ``tokens_per_word`` (cover, the trainer's objective per word), ``tokens_per_word_optimal``,
     ``chars_per_token`` (cover), ``token_saving_ratio`` = 1 - tokens_optimal / tokens_cover
-    (the optimal-segmentation paper's TSR) and ``vocab_size``.
+    (the optimal-segmentation paper's TSR) and ``vocab_size``. Totals are exact Python ints
+    whatever the counts (nothing wraps at 2**63); the ratios are their correctly rounded quotients.
 
     Raises:
         ValueError: empty corpus.
@@ -49,10 +70,10 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
     if not word_counts:
         raise ValueError("cannot evaluate on an empty corpus")
     words = list(word_counts)
-    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
+    counts = [int(c) for c in word_counts.values()]    # Python ints: totals are exact at any size
     per_mode = {mode: total_tokens(tok, words, counts, mode, num_threads) for mode in ("cover", "optimal")}
-    n_words = int(counts.sum())
-    chars = int(np.dot(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts))
+    n_words = sum(counts)
+    chars = weighted_sum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts)
     cover, optimal = per_mode["cover"], per_mode["optimal"]
     return {
         "words": n_words,

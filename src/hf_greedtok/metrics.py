@@ -282,7 +282,7 @@ class TokenizationStats:
             raise ValueError("no words were added")
         if self.tokens == 0:
             raise ValueError("no tokens were added")
-        _, counts = self.frequencies()
+        counts = list(self._frequencies.values())   # Python ints: a weighted count may exceed int64
         return {
             "words": self.words,
             "tokens": self.tokens,
@@ -293,7 +293,7 @@ class TokenizationStats:
             "mark_initial_share": self.mark_initial_tokens / self.tokens,
             "dependent_vowel_tokens": self.dependent_vowel_tokens,
             "dependent_vowel_share": self.dependent_vowel_tokens / self.tokens,
-            "distinct_tokens": int(counts.size),
+            "distinct_tokens": len(counts),
             "renyi_efficiency": renyi_efficiency(counts, int(vocab_size), alpha),
             "renyi_alpha": float(alpha),
             "vocab_size": int(vocab_size),

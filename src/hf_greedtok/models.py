@@ -22,6 +22,7 @@ import numpy as np
 
 from ._encoder import RankedEncoder
 from .pre_tokenizers import ByteLevel, Token, replace_surrogates
+from .special_tokens import check_special_tokens
 from .units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
 
 Mode = Literal["cover", "optimal"]
@@ -61,8 +62,9 @@ class GreedTokModel:
         gains: optional per-rank objective decrease recorded by the trainer.
 
     Raises:
-        ValueError: a ranked token shorter than 2 singletons, a repeated token, or a token of
-            the wrong type for ``unit_kind``.
+        ValueError: a ranked token shorter than 2 singletons, a repeated token, a token of
+            the wrong type for ``unit_kind``, or an empty, whitespace-only or repeated special
+            token (:func:`hf_greedtok.special_tokens.check_special_tokens`).
     """
 
     def __init__(self, ranked_tokens: Sequence[Token], *, unit_kind: UnitKind,
@@ -86,7 +88,7 @@ class GreedTokModel:
             bad = next(u for u in self.alphabet if self.splitter.split(u) != [u])
             raise ValueError(f"alphabet entry {bad!r} is not one {unit_kind} unit")
         self._codes = unit_codes(self.alphabet) if unit_kind != "bytes" else {}
-        self.special_tokens: list[str] = list(special_tokens)
+        self.special_tokens: list[str] = check_special_tokens(special_tokens, "special_tokens")
         self.gains = None if gains is None else [int(g) for g in gains]
         if ids is None:
             ids = self._default_ids()

@@ -26,6 +26,7 @@ from hf_greedtok.hf_pipeline import (attach, attachment, backend_from_folder_jso
 from hf_greedtok.lookup import MorphLookup
 from hf_greedtok.models import MODES
 from hf_greedtok.pre_tokenizers import Metaspace, PreTokenizer, replace_surrogates
+from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
 from hf_greedtok.trainers import GreedTokTrainer
 from hf_greedtok.word_counts import count_words
 
@@ -212,17 +213,22 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 ``show_progress``, ``num_proc``).
 
         Raises:
-            ValueError: ``vocab_size`` leaves no room for learned tokens.
+            ValueError: ``vocab_size`` leaves no room for learned tokens; an empty,
+                whitespace-only or repeated token in ``new_special_tokens`` or among the
+                values of ``special_tokens_map``.
             CorpusError: no text.
         """
         rename = special_tokens_map or {}
+        check_special_tokens(rename.values(), "special_tokens_map")
         old = self.greedtok
         specials = [rename.get(s, s) for s in old.model.special_tokens]
-        specials += [str(t) for t in new_special_tokens or () if str(t) not in specials]
+        added = check_special_tokens([str(t) for t in new_special_tokens or ()], "new_special_tokens")
+        specials += [t for t in added if t not in specials]
         num_proc = kwargs.pop("num_proc", None)
         show = kwargs.pop("show_progress", False)
         texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
-        counts = count_words(texts, old.pre_tokenizer, old.normalizer, num_proc=num_proc, show_progress=show)
+        counts = count_words(texts, *counting_pipeline(old.pre_tokenizer, old.normalizer, specials),
+                             num_proc=num_proc, show_progress=show)
         if old.model.unit_kind == "bytes":
             fixed = 256
         else:

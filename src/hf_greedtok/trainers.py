@@ -20,10 +20,12 @@ from .core import Tokenizer
 from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token
+from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import pack_codes, unit_codes
 from .word_counts import CorpusError, check_word_length, count_corpus, count_words
 
 DEFAULT_MAX_TOKEN_LENGTH = 24
+INT64_MAX = 2**63 - 1
 
 
 class GreedTokTrainer:
@@ -38,7 +40,9 @@ class GreedTokTrainer:
             the list are ignored since they are always in the vocabulary. With byte-level
             singletons a candidate may also be ``bytes`` (any byte string, UTF-8 or not).
         pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
-        special_tokens: strings given their own ids (0..n-1) and never learned.
+        special_tokens: strings given their own ids (0..n-1) and never learned; the ``train*``
+            methods cut them out of the text before counting, exactly as encoding does
+            (:mod:`hf_greedtok.special_tokens`).
         pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`; a Metaspace with
             ``units="marks"`` or ``"vowels"`` gives script-aware GreedTok (the units of
             :mod:`hf_greedtok.units` are the singletons, so every candidate token starts and
@@ -52,7 +56,8 @@ class GreedTokTrainer:
 
     Raises:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
-            shorter than 2 singletons, or a pinned token listed twice.
+            shorter than 2 singletons, a pinned token listed twice, or an empty, whitespace-only
+            or repeated special token.
     """
 
     relaxed: ClassVar[bool] = False
@@ -77,9 +82,7 @@ class GreedTokTrainer:
         self.pre_tokenizer: PreTokenizer = pre_tokenizer or ByteLevel()
         self.normalizer = normalizer_from_name(normalizer) if isinstance(normalizer, str) or normalizer is None \
             else normalizer
-        self.special_tokens = list(special_tokens)
-        if len(set(self.special_tokens)) != len(self.special_tokens):
-            raise ValueError("special_tokens has duplicates")
+        self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.pinned = [self.pre_tokenizer.word_units(t) for t in pinned_tokens]
         for t, units in zip(pinned_tokens, self.pinned):
             if len(units) < 2:
@@ -105,20 +108,26 @@ class GreedTokTrainer:
 
     # ------------------------------------------------------------------ inputs
 
+    def counting_pipeline(self) -> tuple:
+        """(pre-tokenizer, normalizer) to pass to the counters of :mod:`hf_greedtok.word_counts`
+        so that the counts hold the words encoding sees (special tokens cut out of the raw text
+        first); :meth:`train_from_counts` expects counts made this way."""
+        return counting_pipeline(self.pre_tokenizer, self.normalizer, self.special_tokens)
+
     def train(self, files: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
               encoding_errors: str = "strict", num_proc: Optional[int] = None,
               prefix_space: bool = True) -> Tokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        wc = count_corpus(files, self.pre_tokenizer, self.normalizer, counts=counts,
+        wc = count_corpus(files, *self.counting_pipeline(), counts=counts,
                           encoding_errors=encoding_errors, num_proc=num_proc, prefix_space=prefix_space,
                           show_progress=self.show_progress)
-        return self.train_from_counts(wc, source=", ".join(map(str, files)))
+        return self._fit(wc, ", ".join(map(str, files)))
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> Tokenizer:
         """Train on an iterable of strings (each pre-tokenized as a whole)."""
-        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
                          show_progress=self.show_progress)
-        return self.train_from_counts(wc, source="iterator")
+        return self._fit(wc, "iterator")
 
     def train_from_dataset(self, dataset, column: str = "text", *, batch_size: int = 1000,
                            num_proc: Optional[int] = None) -> Tokenizer:
@@ -130,30 +139,49 @@ class GreedTokTrainer:
         if column not in dataset.column_names:
             raise ValueError(f"dataset has no column {column!r} (columns: {dataset.column_names})")
         texts = (t for batch in dataset.iter(batch_size=batch_size) for t in batch[column])
-        wc = count_words(texts, self.pre_tokenizer, self.normalizer, num_proc=num_proc,
+        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
                          show_progress=self.show_progress, source=f"dataset column {column!r}")
-        return self.train_from_counts(wc, source=f"dataset column {column!r}")
+        return self._fit(wc, f"dataset column {column!r}")
 
     def train_from_counts(self, word_counts: Mapping[str, int], *, source: str = "word counts") -> Tokenizer:
-        """Train on {pre-tokenized word: count}; words are used as given.
+        """Train on {pre-tokenized word: count}; words are used as given, so count them with
+        :meth:`counting_pipeline` (as the ``train*`` methods do) when there are special tokens.
+
+        The native core keeps counts, scores and gains in 64 bits. Every one of them is at most
+        the initial objective, sum(count x singletons of the word), so that sum is checked
+        exactly first: nothing can wrap once it fits.
 
         Raises:
-            CorpusError: empty corpus, a count < 1, or a word too long.
+            CorpusError: empty corpus, a count < 1 or above 2**63-1, counts whose
+                sum(count x singletons) exceeds 2**63-1, a word too long, or (without a
+                normalizer, which could have made it) a word containing a special token.
         """
+        check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
+        return self._fit(word_counts, source)
+
+    def _fit(self, word_counts: Mapping[str, int], source: str) -> Tokenizer:
+        """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
         words: list[Token] = []
         counts = np.empty(len(word_counts), dtype=np.int64)
         alphabet: set[str] = set()
+        singletons = 0
         for k, (word, c) in enumerate(word_counts.items()):
             if not isinstance(c, (int, np.integer)) or c < 1:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
+            if c > INT64_MAX:
+                raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
+                                                "count the trainer can hold")
             check_word_length(word, self.pre_tokenizer, source, None)
             units = self.pre_tokenizer.word_units(word)
             words.append(units)
             counts[k] = c
+            singletons += int(c) * len(units)
             if self.pre_tokenizer.unit_kind != "bytes":
                 alphabet.update(units)
+        if singletons > INT64_MAX:
+            raise CorpusError(source, None, _too_large(word_counts, singletons))
         if self.pre_tokenizer.unit_kind != "bytes":
             for t in self.pinned:
                 alphabet.update(t)
@@ -278,3 +306,10 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:
+    word, count = max(word_counts.items(), key=lambda item: item[1])
+    return (f"counts too large: the corpus has {singletons} singletons (sum of count x length), above "
+            f"2**63-1 = {INT64_MAX}, the bound of the trainer's 64-bit scores and gains; the largest "
+            f"count is {count} (word {word!r}). Scale the counts down (divide them) or train on a sample")
