@@ -102,3 +102,13 @@ def test_cbpe_trains_at_once_when_huge_counts_sit_on_single_unit_words():
     learned = lambda backend: json.loads(backend.to_str())["model"]["merges"]   # noqa: E731
     assert learned(huge)[-trainer.training_info["learned_merges"]:] == \
         learned(plain)[-trainer.training_info["learned_merges"]:]
+
+
+@pytest.mark.parametrize("count", [2**62, 2**64])
+def test_compare_refuses_counts_it_cannot_hold_without_traceback(tmp_path, capsys, count):
+    table = tmp_path / "big.tsv"
+    table.write_text(f"the\t{count}\ncat\t{count}\n", encoding="utf-8")
+    rc = main(["compare", str(table), "--counts", "-k", "5", "--no-plots", "-o", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "big.tsv" in err and ("counts too large" in err or "above 2**63-1" in err)
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

@@ -191,14 +191,14 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
     k_max = sizes[-1]
     pre = ByteLevel(pattern)
     words = list(word_counts)
-    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
-    n_words = int(counts.sum())
+    n_words = sum(word_counts.values())      # exact; the trainers refuse counts their 64 bits cannot hold
     timings = {}
 
     started = time.perf_counter()
     gt_trainer = GreedTokTrainer(k_max, max_token_length=max_token_length, pre_tokenizer=pre,
                                  show_progress=show_progress)
     greedtok = gt_trainer.train_from_counts(word_counts, source=source)
+    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
     timings["seconds_greedtok"] = round(time.perf_counter() - started, 2)
     singletons = int(gt_trainer.core.initial_objective)
 
