@@ -145,3 +145,13 @@ def test_a_special_token_spelled_like_a_byte_token_is_a_clear_error():
     tok = GreedTokTrainer(50, special_tokens=["§"], show_progress=False).train_from_iterator(lines, num_proc=1)
     with pytest.raises(ValueError, match="token string '§' is both id 0 and id 168"):
         GreedTokTokenizerFast.from_greedtok(tok)
+
+
+@pytest.mark.parametrize("units", ["chars", "marks"])
+def test_bpe_never_learns_a_token_spelled_like_a_byte_fallback_piece(units):
+    # Text that spells "<0x41>" must not teach BPE a token sharing the byte's id (it would decode as "A").
+    trainer = CBPETrainer(num_merges=60, units=units, special_tokens=["<pad>"], show_progress=False)
+    backend = trainer.train_from_iterator(["value <0x41> and <0x41>more x<0x41> q<pad>y"] * 200)
+    assert trainer.training_info["dropped_merges"] >= 1
+    for text in ["<0x41>", "q<0x41>", "a <0x41> b", "x<0x41>more"]:
+        assert backend.decode(backend.encode(text).ids, skip_special_tokens=False) == text

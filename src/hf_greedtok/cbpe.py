@@ -173,7 +173,8 @@ class CBPETrainer:
             "algorithm": "CBPE (MorphTok Algorithm 2)" if self.units in ("marks", "vowels") else "BPE",
             "units": self.units, "source": source, "distinct_words": len(word_counts),
             "words": sum(word_counts.values()), "alphabet_units": len(alphabet),
-            "unit_merges": n_unit_merges, "learned_merges": len(learned),
+            "unit_merges": n_unit_merges, "learned_merges": len(merges) - n_unit_merges,
+            "dropped_merges": len(learned) - (len(merges) - n_unit_merges),
             "final_vocab_size": backend.get_vocab_size(with_added_tokens=True),
             "normalizer": None if self.normalizer is None else self.normalizer.form,
             "lookup_entries": None if self.lookup is None else len(self.lookup),
@@ -205,7 +206,18 @@ class CBPETrainer:
             chains = {(u[:i - 1], u[i - 1]) for u in alphabet for i in range(2, len(u) + 1)}
             merges = sorted(chains, key=lambda m: (len(m[0]) + 1, m[0] + m[1]))
         n_unit_merges = len(merges)
+        # A learned token spelled like a special token or a byte-fallback piece ("<0x41>" from
+        # text that contains it) would share that id, and decode as the byte: drop such merges
+        # and every merge built on them (they could never apply).
+        reserved = set(self.special_tokens)
+        if self.units != "bytes":
+            reserved.update(byte_fallback_token(b) for b in range(256))
+        unreachable: set[str] = set()
         for a, b in learned:
+            if a in unreachable or b in unreachable or a + b in reserved:
+                if a + b not in vocab or a + b in reserved:
+                    unreachable.add(a + b)
+                continue
             merges.append((a, b))
             vocab.setdefault(a + b, len(vocab))
         return vocab, merges, n_unit_merges
