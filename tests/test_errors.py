@@ -7,6 +7,7 @@ import pytest
 
 from hf_greedtok import (ByteLevel, CorpusError, GreedTokFileError, GreedTokTrainer, Tokenizer,
                          count_words_in_files, read_count_tables)
+from hf_greedtok.file_format import MANIFEST_NAME
 
 
 def trainer(k=10):
@@ -121,7 +122,7 @@ def test_missing_file(tmp_path):
 def test_save_is_atomic_and_leaves_no_temporary_files(saved):
     tok, path = saved
     tok.save(path.parent)
-    assert sorted(p.name for p in path.parent.iterdir()) == ["greedtok.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["greedtok.json", MANIFEST_NAME]
     assert Tokenizer.load(path.parent).model.ranked_tokens == tok.model.ranked_tokens
 
 
@@ -131,3 +132,4 @@ def test_unknown_mode_and_bad_ids(saved):
         tok.encode("x", mode="fastest")
     with pytest.raises(ValueError, match="not in the vocabulary"):
         tok.decode([10**6])
+
