@@ -164,3 +164,13 @@ def test_inputs_that_are_not_regular_files_say_what_they_are(tmp_path):
         count_words_in_files([tmp_path], ByteLevel(), show_progress=False)
     with pytest.raises(CorpusError, match="is a directory, not a text file"):
         read_count_tables([tmp_path], ByteLevel())
+
+
+def test_tables_with_cr_line_ends_read_and_report_lines(tmp_path):
+    table = tmp_path / "mac.tsv"
+    table.write_bytes(b"the\t5\r\nof\t3\rand\t2\r")
+    assert read_count_tables([table], ByteLevel()) == {" the": 5, " of": 3, " and": 2}
+    table.write_bytes(b"the\t5\rof\t3\rcaf\xe9\t2\r")
+    with pytest.raises(CorpusError, match="invalid UTF-8") as err:
+        read_count_tables([table], ByteLevel())
+    assert err.value.line == 3

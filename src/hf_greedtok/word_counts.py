@@ -22,6 +22,7 @@ import csv
 import ctypes
 import multiprocessing
 import os
+import re
 import signal
 import stat
 import sys
@@ -44,6 +45,7 @@ _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than
 _PR_SET_PDEATHSIG = 1           # linux/prctl.h
 _PARENT_POLL_SECONDS = 0.5
 _BOM = "\ufeff"
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 
 class CorpusError(ValueError):
@@ -85,22 +87,23 @@ def check_input_file(path: Path) -> None:
 
 
 def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
-    """(line number, line with its end) of a UTF-8 file, decoded line by line so that an
-    invalid byte is reported on its own line; a byte order mark opening the file is dropped
-    when ``strip_bom``.
+    """(line number, line with its end) of a UTF-8 file, streamed; lines end at \\n, \\r\\n or
+    \\r, and a byte order mark opening the file is dropped when ``strip_bom``.
+
+    Invalid bytes are decoded as lone surrogates (``surrogateescape``) and reported on their
+    own line: strict decoding of buffered blocks fails at the block, not at the line.
 
     Raises:
         CorpusError: not a regular file, or invalid UTF-8 (file, line and byte given).
     """
     p = Path(path)
     check_input_file(p)
-    with open(p, "rb") as f:
-        for k, raw in enumerate(f, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x} at byte {e.start + 1} "
-                                             f"of the line: {e.reason})") from None
+    with open(p, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        for k, text in enumerate(f, 1):
+            bad = _ESCAPED_BYTE.search(text)
+            if bad:
+                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at "
+                                             f"character {bad.start() + 1} of the line)")
             if k == 1 and strip_bom and text.startswith(_BOM):
                 text = text[1:]
             yield k, text
