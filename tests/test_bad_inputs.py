@@ -149,15 +149,18 @@ def test_greedtok_json_with_an_invalid_regex_names_file_and_pattern(capsys):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> dict[str, Path]:
-    """A GreedTok and a BPE folder written by `train`, trained on the same small corpus."""
+    """GreedTok, BPE and BPE-with-lookup folders written by `train` on the same small corpus."""
     root = tmp_path_factory.mktemp("trained")
     corpus = root / "small.txt"
     corpus.write_text(SMALL_TEXT, encoding="utf-8")
+    lookup = root / "lookup.tsv"
+    lookup.write_text("sat\ts|at\n", encoding="utf-8")
+    options = {"greedtok": [], "bpe": ["--algorithm", "bpe"],
+               "lookup": ["--algorithm", "bpe", "--units", "chars", "--lookup", str(lookup)]}
     folders = {}
-    for algorithm in ("greedtok", "bpe"):
-        folders[algorithm] = root / algorithm
-        assert main(["train", str(corpus), "-k", "10", "-o", str(folders[algorithm]), "--algorithm", algorithm,
-                     "--quiet"]) == 0
+    for name, extra in options.items():
+        folders[name] = root / name
+        assert main(["train", str(corpus), "-k", "10", "-o", str(folders[name]), "--quiet", *extra]) == 0
     return folders
 
 
@@ -203,6 +206,16 @@ def test_missing_tokenizer_config_is_an_error_not_a_plain_tokenizer(command, kee
     argv = [command, folder, "the cat"] if command == "encode" else [command, folder, EXAMPLE_TEXT, "--quiet"]
     err = run(argv, capsys)
     assert f"{folder / 'tokenizer_config.json'}: " in err
+
+
+@pytest.mark.parametrize("command", ["encode", "evaluate"])
+@pytest.mark.parametrize("algorithm, name", [("greedtok", "greedtok.json"), ("lookup", "morph_lookup.tsv")])
+def test_missing_model_file_is_named(command, algorithm, name, trained, tmp_path, capsys):
+    folder = damaged(trained, algorithm, tmp_path, keep_manifest=False)
+    (folder / name).unlink()
+    argv = [command, folder, "the cat"] if command == "encode" else [command, folder, EXAMPLE_TEXT, "--quiet"]
+    err = run(argv, capsys)
+    assert f"{folder / name}: no such file" in err
 
 
 def test_files_from_two_saves_do_not_load_together(trained, tmp_path, capsys):

@@ -334,8 +334,10 @@ def _check_folder(folder: Path) -> Optional[dict]:
             return None          # Tokenizer.load checks the manifest
         raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
     config = _read_json(folder / CONFIG_FILE)
-    required = {"GreedTokTokenizerFast": FILE_NAME, "MorphLookupTokenizerFast": LOOKUP_FILE}
-    needed = [TOKENIZER_FILE] + [f for f in (required.get(config.get("tokenizer_class")),) if f]
+    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
+    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
+    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
+    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
     if has[FILE_NAME]:
         needed.append(FILE_NAME)
     for name in dict.fromkeys(needed):
