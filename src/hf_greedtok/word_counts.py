@@ -266,7 +266,6 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
         for job in jobs:
             total.update(fn(job))
         return total
-    before = set(multiprocessing.active_children())
     with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_pool_worker,
                              initargs=(os.getpid(), *init_args)) as pool:
         pending: deque = deque()
@@ -280,17 +279,14 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
         except BaseException:
             # An error, Ctrl-C or SIGTERM (turned into an exception by the CLI): stop the
             # workers now rather than letting them finish their chunks.
+            workers = list(pool._processes.values())   # no public accessor before Python 3.14
             pool.shutdown(wait=False, cancel_futures=True)
-            _stop(set(multiprocessing.active_children()) - before)
+            for proc in workers:
+                proc.terminate()
+            for proc in workers:
+                proc.join(timeout=5)
             raise
     return total
-
-
-def _stop(workers) -> None:
-    for proc in workers:
-        proc.terminate()
-    for proc in workers:
-        proc.join(timeout=5)
 
 
 def _num_proc(num_proc: Optional[int]) -> int:
