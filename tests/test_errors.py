@@ -7,6 +7,7 @@ import pytest
 
 from hf_greedtok import (ByteLevel, CorpusError, GreedTokFileError, GreedTokTrainer, Tokenizer,
                          count_words_in_files, read_count_tables)
+from hf_greedtok.file_format import MANIFEST_NAME
 
 
 def trainer(k=10):
@@ -121,7 +122,7 @@ def test_missing_file(tmp_path):
 def test_save_is_atomic_and_leaves_no_temporary_files(saved):
     tok, path = saved
     tok.save(path.parent)
-    assert sorted(p.name for p in path.parent.iterdir()) == ["greedtok.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["greedtok.json", MANIFEST_NAME]
     assert Tokenizer.load(path.parent).model.ranked_tokens == tok.model.ranked_tokens
 
 
@@ -131,3 +132,45 @@ def test_unknown_mode_and_bad_ids(saved):
         tok.encode("x", mode="fastest")
     with pytest.raises(ValueError, match="not in the vocabulary"):
         tok.decode([10**6])
+
+
+@pytest.mark.parametrize("good_rows", [1, 5000])
+def test_invalid_utf8_in_a_count_table_names_its_own_line(good_rows, tmp_path):
+    """The table was decoded in buffered blocks: line 1 was reported for 2, 4235 for 5001."""
+    table = tmp_path / "counts.tsv"
+    table.write_bytes("".join(f"w{i}\t{i + 1}\n" for i in range(good_rows)).encode() + b"caf\xe9\t3\n")
+    with pytest.raises(CorpusError, match="invalid UTF-8 \\(byte 0xe9") as err:
+        read_count_tables([table], ByteLevel())
+    assert err.value.line == good_rows + 1
+
+
+@pytest.mark.parametrize("count", ["+100", "1_000", "\u0661\u0660\u0660", " 7", "7 ", "-3", "1e3"])
+def test_counts_are_ascii_digits_only(count, tmp_path):
+    table = tmp_path / "counts.tsv"
+    table.write_text(f"of\t10\nthe\t{count}\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="not an integer in ASCII digits") as err:
+        read_count_tables([table], ByteLevel())
+    assert err.value.line == 2
+
+
+def test_a_byte_order_mark_opening_a_table_is_dropped(tmp_path):
+    table = tmp_path / "counts.tsv"
+    table.write_text("\ufeffthe\t12\nof\t3\n", encoding="utf-8")
+    assert read_count_tables([table], ByteLevel()) == {" the": 12, " of": 3}
+
+
+def test_inputs_that_are_not_regular_files_say_what_they_are(tmp_path):
+    with pytest.raises(CorpusError, match="is a directory, not a text file"):
+        count_words_in_files([tmp_path], ByteLevel(), show_progress=False)
+    with pytest.raises(CorpusError, match="is a directory, not a text file"):
+        read_count_tables([tmp_path], ByteLevel())
+
+
+def test_tables_with_cr_line_ends_read_and_report_lines(tmp_path):
+    table = tmp_path / "mac.tsv"
+    table.write_bytes(b"the\t5\r\nof\t3\rand\t2\r")
+    assert read_count_tables([table], ByteLevel()) == {" the": 5, " of": 3, " and": 2}
+    table.write_bytes(b"the\t5\rof\t3\rcaf\xe9\t2\r")
+    with pytest.raises(CorpusError, match="invalid UTF-8") as err:
+        read_count_tables([table], ByteLevel())
+    assert err.value.line == 3

@@ -219,7 +219,8 @@ def test_save_pretrained_and_autotokenizer(tok, tmp_path, texts):
     tok.add_tokens(["<extra>"])
     files = tok.save_pretrained(tmp_path / "t")
     names = sorted(p.name for p in (tmp_path / "t").iterdir())
-    assert names == ["greedtok.json", "tokenization_greedtok.py", "tokenizer.json", "tokenizer_config.json"]
+    assert names == ["greedtok.json", "hf_greedtok_manifest.json", "tokenization_greedtok.py", "tokenizer.json",
+                     "tokenizer_config.json"]
     assert {str(tmp_path / "t" / n) for n in ("greedtok.json", "tokenizer.json")} <= set(map(str, files))
     config = json.loads((tmp_path / "t" / "tokenizer_config.json").read_text())
     assert config["auto_map"]["AutoTokenizer"][1] == "tokenization_greedtok.GreedTokTokenizerFast"

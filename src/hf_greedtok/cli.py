@@ -6,19 +6,29 @@
         folders after import hf_greedtok, plain BPE/CBPE folders with no custom code)
     hf-greedtok evaluate DIR INPUT... [--counts] [--gold FILE] --json
     hf-greedtok encode DIR TEXT [--mode cover|optimal]
+        (DIR: any folder `train` writes, or a Tokenizer.save folder with only greedtok.json)
     hf-greedtok compare INPUT... --vocab-sizes K... --output DIR [--counts] [--targets T...]
         (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png)
     hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
+
+Output folders (:mod:`hf_greedtok.folders`): never the working directory, an ancestor of it or
+a folder holding an input; written beside the target and renamed into place with a manifest
+(sha256 of every file) written last; ``--overwrite`` replaces only a folder hf-greedtok wrote,
+and the old one is deleted only after the new one is in place. Loading (``encode``,
+``evaluate``) verifies the manifest and that the folder is complete.
+
+Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
+SIGTERM is handled like Ctrl-C: word-counting workers are stopped, temporary folders removed,
+and the command exits with status 143 (130 for Ctrl-C).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -27,17 +37,47 @@ from transformers import PreTrainedTokenizerFast
 from .cbpe import CBPETrainer
 from .core import Tokenizer
 from .evaluation import evaluate_texts, evaluate_word_counts
-from .file_format import FILE_NAME, GreedTokFileError, current_umask
+from .file_format import FILE_NAME, GreedTokFileError, verify_manifest
+from .folders import check_target, check_writable, write_folder
 from .lookup import SANDHI_POLICIES, MorphLookup
-from .normalizers import normalizer_from_name
-from .pre_tokenizers import ByteLevel, Metaspace
-from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
+from .normalizers import UnicodeNormalizer, normalizer_from_name
+from .pre_tokenizers import ByteLevel, Metaspace, replace_surrogates
+from .special_tokens import counting_pipeline
+from .tokenization_greedtok import LOOKUP_FILE, TOKENIZER_FILE, GreedTokTokenizerFast, MorphLookupTokenizerFast
 from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
-from .word_counts import ENCODING_ERRORS, CorpusError, count_corpus
+from .word_counts import ENCODING_ERRORS, CorpusError, check_learnable, count_corpus, read_token_list
+
+CONFIG_FILE = "tokenizer_config.json"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one-line error convention of the rest of the command."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so it unwinds (and cleans up) like Ctrl-C."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="hf-greedtok", description=__doc__.split("\n")[0])
+    p = _Parser(prog="hf-greedtok", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory")
@@ -104,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="byte-level split regex: gpt4 (default, as `train`), gpt2, or whitespace (the paper's "
                         "space-delimited words)")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
-    m.add_argument("--num-threads", type=int, default=1, help="encoder threads for the TSR measurements")
+    m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")
     _add_corpus_options(m, "GreedTok/GreedWMC: longest candidate token in bytes (default %(default)s)")
 
     h = sub.add_parser("hierarchical", help="paper Section 5.4: GreedTok per corpus, then a final run whose "
@@ -124,31 +164,32 @@ def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> Non
     p.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space")
     p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
-    p.add_argument("--num-proc", type=int, default=None, help="processes for word counting (default: all cores)")
-    p.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    p.add_argument("--num-proc", type=positive_int, default=None,
+                   help="processes for word counting (default: all cores)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --output if it exists (only a folder hf-greedtok wrote; the old one is "
+                        "deleted after the new one is in place)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _refuse_existing(out: Path, overwrite: bool) -> None:
-    """Checked before any training too, so that a long run never ends in this error."""
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
+def _input_files(args: argparse.Namespace) -> list[Path]:
+    """Every file the command reads: inputs, lookup, candidates."""
+    extra = [getattr(args, name, None) for name in ("lookup", "candidates")]
+    return [Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
 
 
-def _write_dir(out: Path, overwrite: bool, write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a new directory next to ``out``, then rename it: never a half-written DIR."""
-    _refuse_existing(out, overwrite)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        tmp.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
-        write(tmp)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+def _refuse_existing(args: argparse.Namespace) -> None:
+    """The output checks of :func:`hf_greedtok.folders.write_folder`, run before any training
+    too, so that a long run never ends in one of these errors."""
+    check_target(args.output, overwrite=args.overwrite, inputs=_input_files(args))
+    check_writable(args.output)
+
+
+def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
+    """Let ``write`` fill a new folder beside ``--output``, then put it in place atomically
+    (a tokenizer folder of ``train`` ends with its manifest)."""
+    write_folder(args.output, write, overwrite=args.overwrite, inputs=_input_files(args),
+                 manifest=args.command == "train")
 
 
 def _resolve_units(args: argparse.Namespace) -> str:
@@ -168,7 +209,7 @@ def _resolve_units(args: argparse.Namespace) -> str:
 
 def _train(args: argparse.Namespace) -> int:
     out: Path = args.output
-    _refuse_existing(out, args.overwrite)
+    _refuse_existing(args)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -181,11 +222,16 @@ def _train(args: argparse.Namespace) -> int:
     if args.lookup:
         lookup = MorphLookup.load(args.lookup, sandhi=args.sandhi, language=args.lookup_language,
                                   normalizer=None if normalizer is None else normalizer.form)
+        if not lookup.entries:
+            st = lookup.stats
+            raise CorpusError(str(args.lookup), None, f"no usable entries ({st['rows']} rows read, "
+                                                      f"{st['sandhi_skipped']} sandhi rows skipped, "
+                                                      f"{st['filtered_language']} of other languages)")
     if args.algorithm == "greedtok":
         hf_tok, summary = _train_greedtok(args, units, normalizer, lookup, specials, named)
     else:
         hf_tok, summary = _train_bpe(args, units, normalizer, lookup, specials, named)
-    _write_dir(out, args.overwrite, hf_tok.save_pretrained)   # tokenizer.json, config, model files
+    _write_dir(args, hf_tok.save_pretrained)   # tokenizer.json, config, model files; manifest last
     if lookup is not None:
         st = lookup.stats
         summary += (f"; lookup {args.lookup}: {st['entries']} words ({st['split_entries']} split), "
@@ -197,8 +243,8 @@ def _train(args: argparse.Namespace) -> int:
 
 def _train_greedtok(args, units, normalizer, lookup, specials, named):
     pre = ByteLevel() if units == "bytes" else Metaspace(units=units, lookup=lookup)
-    wc = count_corpus(args.inputs, pre, normalizer, counts=args.counts, encoding_errors=args.encoding_errors,
-                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
+    wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
     if k is None:
         fixed = 256 if units == "bytes" else 256 + len({u for w in wc for u in pre.word_units(w)})
@@ -206,10 +252,6 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         if k < 1:
             raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "
                              f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
-    candidates = None
-    if args.candidates:
-        candidates = [line.rstrip("\n") for line in args.candidates.read_text(encoding="utf-8").splitlines()]
-        candidates = [c for c in candidates if c]
     trainer = GreedTokTrainer(
         k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
         candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
@@ -220,10 +262,16 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         tok, mode=args.mode, add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
         **{k: v for k, v in named.items() if v})
     info = tok.training_info
+    if info["k_learned"] == 0:
+        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no candidate token has a positive "
+                                                        "gain (every word is one unit, or --candidates or "
+                                                        "--min-frequency leave no candidate)")
     stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
+    took = trainer.timings
     return hf_tok, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "
-                    f"{info['tokens_per_word']:.4f} tokens per word on the training words")
+                    f"{info['tokens_per_word']:.4f} tokens per word on the training words; "
+                    f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
 
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
@@ -235,8 +283,10 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
                           min_frequency=args.min_frequency or 0, show_progress=not args.quiet)
-    backend = trainer.train(args.inputs, counts=args.counts, encoding_errors=args.encoding_errors,
-                            num_proc=args.num_proc)
+    wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
+    backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    if trainer.training_info["learned_merges"] == 0:
+        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no pair of units to merge")
     kwargs = dict(add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
                   **{k: v for k, v in named.items() if v})
     if lookup is not None:
@@ -249,17 +299,83 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
                     f"{info['final_vocab_size']}")
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def _training_counts(args: argparse.Namespace, pre, normalizer, specials: Sequence[str]) -> dict:
+    """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens)."""
+    wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
+                      encoding_errors=args.encoding_errors, num_proc=args.num_proc,
+                      prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
+    return wc
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                                      "the file is truncated or corrupted") from None
+
+
+def _check_folder(folder: Path) -> Optional[dict]:
+    """Check that ``folder`` is a complete tokenizer folder before anything parses it.
+
+    Returns tokenizer_config.json's content, or None for a ``Tokenizer.save`` folder (only
+    greedtok.json). Raises GreedTokFileError naming the missing or damaged file.
+    """
+    if not folder.is_dir():
+        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
+    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
+    if not has[CONFIG_FILE]:
+        if has[TOKENIZER_FILE]:
+            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
+            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
+                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
+        if has[FILE_NAME]:
+            return None          # Tokenizer.load checks the manifest
+        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
+    config = _read_json(folder / CONFIG_FILE)
+    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
+    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
+    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
+    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
+    if has[FILE_NAME]:
+        needed.append(FILE_NAME)
+    for name in dict.fromkeys(needed):
+        if not (folder / name).is_file():
+            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
+                                                   f"but not {name})")
+    _read_json(folder / TOKENIZER_FILE)
+    verify_manifest(folder)         # after the checks above, whose messages say more
+    return config
+
+
+def _load_hf(folder: Path, config: Optional[dict]):
+    """The transformers tokenizer of a checked folder."""
+    if config is None:
+        return GreedTokTokenizerFast.from_greedtok(Tokenizer.load(folder))
     from transformers import AutoTokenizer
-    if not args.tokenizer.is_dir():
-        raise GreedTokFileError(args.tokenizer, "not a directory written by hf-greedtok train or save_pretrained")
-    hf_tok = AutoTokenizer.from_pretrained(str(args.tokenizer))
+    return AutoTokenizer.from_pretrained(str(folder))
+
+
+def _unicode_form(folder: Path) -> Optional[str]:
+    """The Unicode normalization form (NFC, ...) of a folder's tokenizer.json normalizer, if any."""
+    spec = _read_json(folder / TOKENIZER_FILE).get("normalizer") or {}
+    steps = spec.get("normalizers", [spec]) if spec.get("type") == "Sequence" else [spec]
+    forms = [s.get("type") for s in steps if s.get("type") in ("NFC", "NFD", "NFKC", "NFKD")]
+    return forms[-1] if forms else None
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    hf_tok = _load_hf(args.tokenizer, _check_folder(args.tokenizer))
     greedtok = hf_tok.greedtok if isinstance(hf_tok, GreedTokTokenizerFast) else None
     normalizer = getattr(greedtok, "normalizer", None)
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
-    if greedtok is not None and (args.tokenizer / FILE_NAME).is_file():
-        wc = count_corpus(args.inputs, greedtok.pre_tokenizer, greedtok.normalizer, counts=args.counts,
+    if greedtok is not None:
+        wc = count_corpus(args.inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
+                                                          greedtok.model.special_tokens), counts=args.counts,
                           encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
                           show_progress=not args.quiet)
         if not wc:
@@ -276,25 +392,39 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    tok = Tokenizer.load(args.tokenizer)
-    ids = tok.encode(args.text, mode=args.mode)
-    decoded = tok.decode(ids)
-    print(json.dumps({"tokens": [tok.id_to_token(i) for i in ids], "ids": ids, "decoded": decoded,
-                      "round_trip": decoded == args.text}, ensure_ascii=False))
-    return 0 if decoded == args.text or tok.normalizer is not None else 1
+    """Exit 0 when decoding gives the text back (normalized, if the tokenizer normalizes)."""
+    config = _check_folder(args.tokenizer)
+    if (args.tokenizer / FILE_NAME).is_file():
+        tok = Tokenizer.load(args.tokenizer)
+        ids = tok.encode(args.text, mode=args.mode)
+        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
+        form = tok.normalizer.form if tok.normalizer else None
+    else:
+        if args.mode is not None:
+            raise ValueError(f"--mode: {args.tokenizer} is a {config.get('tokenizer_class')} folder with one "
+                             "encoder; --mode applies to GreedTok folders")
+        hf_tok = _load_hf(args.tokenizer, config)
+        ids = hf_tok.encode(args.text, add_special_tokens=False)
+        tokens = hf_tok.convert_ids_to_tokens(ids)
+        decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        form = _unicode_form(args.tokenizer)
+    expected = replace_surrogates(args.text)
+    expected = UnicodeNormalizer(form)(expected) if form else expected
+    print(json.dumps({"tokens": tokens, "ids": ids, "decoded": decoded, "round_trip": decoded == args.text},
+                     ensure_ascii=False))
+    return 0 if decoded == expected else 1
 
 
 def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLevel) -> dict:
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
                       num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
-    if not wc:
-        raise CorpusError(", ".join(inputs), None, "empty corpus: no words")
+    check_learnable(wc, pre, ", ".join(map(str, inputs)))
     return wc
 
 
 def _compare(args: argparse.Namespace) -> int:
     from .compare import compare_word_counts
-    _refuse_existing(args.output, args.overwrite)
+    _refuse_existing(args)
     if not args.no_plots:
         from .plots import _pyplot
         _pyplot()            # fail before hours of training, not after
@@ -314,7 +444,7 @@ def _compare(args: argparse.Namespace) -> int:
         (folder / "report.md").write_text(markdown, encoding="utf-8")
         (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
 
-    _write_dir(args.output, args.overwrite, write)
+    _write_dir(args, write)
     print("\n".join(f"{c['claim']}: {c['measured']} ({c['verdict']})" for c in result.summary["claims"]))
     print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
     return 0
@@ -324,7 +454,7 @@ def _hierarchical(args: argparse.Namespace) -> int:
     from .hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
-    _refuse_existing(args.output, args.overwrite)
+    _refuse_existing(args)
     pre = ByteLevel()
     names = [Path(i).name for i in args.inputs]
     if len(set(names)) != len(names):
@@ -338,7 +468,7 @@ def _hierarchical(args: argparse.Namespace) -> int:
         (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
         GreedTokTokenizerFast.from_greedtok(result.hierarchical).save_pretrained(folder / "tokenizer")
 
-    _write_dir(args.output, args.overwrite, write)
+    _write_dir(args, write)
     s = result.summary
     print(f"candidates {s['candidates_direct']:,} (direct) -> {s['candidates_hierarchical']:,} (hierarchical), "
           f"{s['candidate_reduction']:.1f}x fewer; tokens per word {s['tokens_per_word_direct']:.4f} -> "
@@ -347,14 +477,35 @@ def _hierarchical(args: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point; bad input exits with status 2 and a one-line message naming the problem."""
-    args = _parser().parse_args(argv)
+    """Entry point; bad input exits with status 2 and a one-line message naming the problem,
+    Ctrl-C with 130 and SIGTERM with 143, after cleaning up (no worker, no temporary folder)."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:      # --help, or a usage error already printed: return its status
+        return e.code if isinstance(e.code, int) else 2
+    restore = _handle_sigterm()
     try:
         return {"train": _train, "evaluate": _evaluate, "encode": _encode, "compare": _compare,
                 "hierarchical": _hierarchical}[args.command](args)
     except (CorpusError, GreedTokFileError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as e:
+        signum = signal.SIGTERM if isinstance(e, _Terminated) else signal.SIGINT
+        print(f"hf-greedtok {args.command}: stopped by {signum.name}", file=sys.stderr)
+        return 128 + signum
+    finally:
+        restore()
+
+
+def _handle_sigterm() -> Callable[[], None]:
+    """Turn SIGTERM into an exception in the main thread; returns what restores the previous
+    handler (nothing to do outside the main thread, where handlers cannot be set)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 if __name__ == "__main__":

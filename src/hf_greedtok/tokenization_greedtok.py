@@ -20,7 +20,8 @@ from tokenizers import Tokenizer as HFTokenizer
 from transformers import PreTrainedTokenizerFast
 
 from hf_greedtok.core import Tokenizer
-from hf_greedtok.file_format import FILE_NAME, atomic_write_text, load_tokenizer, tokenizer_to_json
+from hf_greedtok.file_format import (FILE_NAME, GreedTokFileError, atomic_write_text, load_tokenizer,
+                                     tokenizer_to_json, verify_file_folder, write_save_manifest)
 from hf_greedtok.hf_pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
                                      folder_json, refresh_decoder, standard_json, unigram_vocab)
 from hf_greedtok.lookup import MorphLookup
@@ -155,11 +156,16 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             raise ValueError("GreedTokTokenizerFast builds its own backend; pass vocab_file or greedtok, "
                              "not tokenizer_object")
         source = kwargs.get("name_or_path") or vocab_file or "<greedtok>"
+        if isinstance(vocab, str):
+            # transformers passes the vocab file's own path when the folder has no tokenizer.json
+            raise GreedTokFileError(Path(vocab).with_name(TOKENIZER_FILE), (
+                f"no such file: the folder is incomplete (it has {FILE_NAME} but not {TOKENIZER_FILE}); "
+                f"a folder of Tokenizer.save loads with GreedTokTokenizerFast(greedtok=Tokenizer.load(folder))"))
         if greedtok is None:
             if vocab_file is None:
                 raise ValueError(f"{source}: no ranked token file: GreedTokTokenizerFast needs "
                                  f"{FILE_NAME} (vocab_file=...) or greedtok=Tokenizer(...)")
-            greedtok = load_tokenizer(Path(vocab_file))
+            greedtok = load_tokenizer(Path(vocab_file), verify_folder=False)   # the manifest below
         mode = mode or greedtok.mode
         if mode not in MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
@@ -168,6 +174,8 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 vocab = json.load(f).get("model", {}).get("vocab")
         if vocab is not None:
             _check_same_vocab(vocab, greedtok, source)
+        if vocab_file is not None:
+            verify_file_folder(Path(vocab_file))   # after the checks above, whose messages say more
         self._tokenizer = build_backend(greedtok, mode)
         super().__init__(mode=mode, **kwargs)
 
@@ -192,6 +200,17 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)
         atomic_write_text(path, tokenizer_to_json(self.greedtok))
         return (str(path),)
+
+    def save_pretrained(self, save_directory, legacy_format=None, filename_prefix=None, push_to_hub=False,
+                        **kwargs):
+        """transformers' ``save_pretrained``, then, as the last step, the folder manifest
+        (sha256 of every file written; :mod:`hf_greedtok.file_format`) that loaders verify."""
+        files = super().save_pretrained(save_directory, legacy_format, filename_prefix, push_to_hub, **kwargs)
+        if files is not None:
+            # custom_object_save copied this module (the auto_map code) but does not report it
+            write_save_manifest(save_directory, [*files, Path(save_directory) / Path(__file__).name],
+                                filename_prefix)
+        return files
 
     # ------------------------------------------------------------------ training
 

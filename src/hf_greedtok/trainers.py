@@ -95,7 +95,7 @@ class GreedTokTrainer:
         self._core: Optional[GreedTokCore] = None
         self._alphabet: list[str] = []
         self._corpus_info: dict = {}
-        self._train_seconds = 0.0
+        self._setup_seconds = self._train_seconds = 0.0
 
     def _candidate_units(self, token: Token) -> Token:
         # Byte strings are taken as they are: substrings of byte tokens need not be UTF-8.
@@ -206,9 +206,8 @@ class GreedTokTrainer:
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
             "candidates": int(self._core.n_candidates), "occurrences": int(self._core.n_occurrences),
-            "setup_seconds": round(time.perf_counter() - started, 3),
         }
-        self._train_seconds = time.perf_counter() - started
+        self._setup_seconds = self._train_seconds = time.perf_counter() - started
         return self._run(self.vocab_size)
 
     # ------------------------------------------------------------------ training
@@ -271,13 +270,18 @@ class GreedTokTrainer:
             "max_token_length": self.max_token_length, "min_frequency": self.min_frequency,
             "restricted_candidates": self.candidates is not None,
             "covered_gaps": int(core.initial_objective - core.objective),
-            "train_seconds": round(self._train_seconds, 3),
             **self._corpus_info,
         }
         if not self.relaxed:
             info["objective_tokens"] = int(core.objective)
             info["tokens_per_word"] = core.objective / max(1, self._corpus_info["words"])
         return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info)
+
+    @property
+    def timings(self) -> dict:
+        """{"setup_seconds", "train_seconds"} (wall time) of the last training; kept out of
+        ``training_info`` so that identical runs save byte-identical files."""
+        return {"setup_seconds": round(self._setup_seconds, 3), "train_seconds": round(self._train_seconds, 3)}
 
     @property
     def core(self) -> Optional[GreedTokCore]:

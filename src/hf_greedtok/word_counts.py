@@ -5,15 +5,31 @@ Text files are read in binary chunks cut at line ends and pre-tokenized line by 
 are read with :mod:`csv`; each entry goes through the same pre-tokenizer, read as a word that
 follows a space in running text (``prefix_space``), so training and encoding see the same words.
 
-Every error names its place: file and line, or item index of an iterable.
+Every error names its place: file and line, or item index of an iterable. Inputs must be
+regular files (a directory or a device such as /dev/null is named as such). In tables and
+token lists, a UTF-8 byte order mark at the start of the file is dropped (it is an encoding
+signature, not part of the first word); in text corpora it is kept as text, as HF
+``tokenizers`` keeps it.
+
+Worker processes die with their parent: on Linux the kernel kills them when it exits
+(``PR_SET_PDEATHSIG``), and everywhere a watchdog thread in each worker exits when its parent
+changes, so a killed run never leaves workers blocked on a pipe. Results are merged in input
+order, so parallel and serial counting give the same Counter, insertion order included.
 """
 from __future__ import annotations
 
 import csv
+import ctypes
 import multiprocessing
 import os
-from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import re
+import signal
+import stat
+import sys
+import threading
+import time
+from collections import Counter, deque
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence, Union
 
@@ -26,6 +42,10 @@ from .pre_tokenizers import PreTokenizer
 ENCODING_ERRORS = ("strict", "replace", "ignore")
 _CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
+_PR_SET_PDEATHSIG = 1           # linux/prctl.h
+_PARENT_POLL_SECONDS = 0.5
+_BOM = "\ufeff"
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 
 class CorpusError(ValueError):
@@ -50,9 +70,104 @@ def check_word_length(word: str, pre_tokenizer: PreTokenizer, source: str, line:
                                         f"the {MAX_WORD_UNITS} the trainer supports; split or remove it")
 
 
+def check_input_file(path: Path) -> None:
+    """Raise CorpusError unless ``path`` is a regular file (following symlinks), saying what it is."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise CorpusError(str(path), None, "no such file") from None
+    except OSError as e:
+        raise CorpusError(str(path), None, f"cannot read it ({e.strerror})") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise CorpusError(str(path), None, f"is {kind}, not a text file")
+
+
+def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
+    """(line number, line with its end) of a UTF-8 file, streamed; lines end at \\n, \\r\\n or
+    \\r, and a byte order mark opening the file is dropped when ``strip_bom``.
+
+    Invalid bytes are decoded as lone surrogates (``surrogateescape``) and reported on their
+    own line: strict decoding of buffered blocks fails at the block, not at the line.
+
+    Raises:
+        CorpusError: not a regular file, or invalid UTF-8 (file, line and byte given).
+    """
+    p = Path(path)
+    check_input_file(p)
+    with open(p, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        for k, text in enumerate(f, 1):
+            bad = _ESCAPED_BYTE.search(text)
+            if bad:
+                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at "
+                                             f"character {bad.start() + 1} of the line)")
+            if k == 1 and strip_bom and text.startswith(_BOM):
+                text = text[1:]
+            yield k, text
+
+
+def read_token_list(path: Union[str, os.PathLike]) -> list[str]:
+    """The non-empty lines of a UTF-8 file of one token per line (``--candidates``), each
+    without its line end (lines split as ``str.splitlines`` does).
+
+    Raises:
+        CorpusError: not a regular file, or invalid UTF-8 (file and line given).
+    """
+    return [t for _, line in iter_utf8_lines(path) for t in line.splitlines() if t]
+
+
+def check_learnable(word_counts, pre_tokenizer: PreTokenizer, source: str) -> None:
+    """Raise CorpusError when the counted words leave nothing to learn: no words at all, or
+    only whitespace (blank lines, spaces, tabs)."""
+    if not word_counts:
+        raise CorpusError(source, None, "empty corpus: no words to train on")
+    space = getattr(pre_tokenizer, "replacement", " ")   # Metaspace words show spaces as "▁"
+    if all(not w.replace(space, " ").strip() for w in word_counts):
+        raise CorpusError(source, None, f"the corpus has only whitespace ({len(word_counts)} distinct "
+                                        "blank words): nothing to learn")
+
+
 # ---------------------------------------------------------------------- workers
 
 _state: dict = {}
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(1)
+        time.sleep(_PARENT_POLL_SECONDS)
+
+
+def die_with_parent(parent_pid: int, *, use_prctl: bool = True) -> None:
+    """Make this (worker) process exit when ``parent_pid`` is no longer its parent.
+
+    On Linux the kernel sends SIGKILL when the parent exits (``prctl(PR_SET_PDEATHSIG)``, via
+    ctypes); a daemon thread polling ``os.getppid()`` every 0.5 s is the fallback elsewhere
+    (and covers a parent that died before the prctl call).
+    """
+    if use_prctl and sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="hf-greedtok-parent-watch",
+                     daemon=True).start()
+
+
+def _init_pool_worker(parent_pid: int, *init_args) -> None:
+    # Forked workers inherit the parent's Python handlers (the CLI turns SIGTERM into an
+    # exception); a worker should just die on SIGTERM and leave Ctrl-C to the parent, which
+    # stops every worker itself.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid)
+    _init_worker(*init_args)
 
 
 def _init_worker(pre_tokenizer: PreTokenizer, normalizer: Optional[UnicodeNormalizer],
@@ -151,21 +266,25 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
         for job in jobs:
             total.update(fn(job))
         return total
-    with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_worker,
-                             initargs=init_args) as pool:
-        pending: set = set()
+    with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_pool_worker,
+                             initargs=(os.getpid(), *init_args)) as pool:
+        pending: deque = deque()
         try:
             for job in jobs:
-                pending.add(pool.submit(fn, job))
+                pending.append(pool.submit(fn, job))
                 if len(pending) >= 2 * num_proc:   # bounded read-ahead keeps memory flat
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        total.update(fut.result())
-            for fut in pending:
-                total.update(fut.result())
+                    total.update(pending.popleft().result())   # in input order: deterministic
+            while pending:
+                total.update(pending.popleft().result())
         except BaseException:
-            for fut in pending:
-                fut.cancel()
+            # An error, Ctrl-C or SIGTERM (turned into an exception by the CLI): stop the
+            # workers now rather than letting them finish their chunks.
+            workers = list(pool._processes.values())   # no public accessor before Python 3.14
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in workers:
+                proc.terminate()
+            for proc in workers:
+                proc.join(timeout=5)
             raise
     return total
 
@@ -198,8 +317,7 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     files = [Path(p) for p in paths]
     for p in files:
-        if not p.is_file():
-            raise CorpusError(str(p), None, "no such file")
+        check_input_file(p)
     total_bytes = sum(p.stat().st_size for p in files)
     procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
     with tqdm(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
@@ -261,36 +379,38 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
 
 def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tuple[Path, int, str, int]]:
     """(file, line, word, count) of every entry of ``word<TAB>count`` tables, as read by
-    :func:`read_count_tables` (same checks and errors), without pre-tokenization."""
+    :func:`read_count_tables` (same checks and errors), without pre-tokenization.
+
+    A count is written in ASCII digits only: a sign, spaces, ``_`` separators or another
+    script's digits (all accepted by ``int``) are errors. A byte order mark opening a file is
+    dropped."""
     for p in map(Path, paths):
-        if not p.is_file():
-            raise CorpusError(str(p), None, "no such file")
-        with open(p, encoding="utf-8", newline="") as f:
-            reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
-            try:
-                for row in reader:
-                    line = reader.line_num
-                    if not row:
-                        continue
-                    if len(row) != 2:
-                        raise CorpusError(str(p), line, f"expected 'word<TAB>count', found {len(row)} "
-                                                        "tab-separated fields")
-                    word, count_text = row
-                    try:
-                        count = int(count_text)
-                    except ValueError:
-                        raise CorpusError(str(p), line, f"count {count_text!r} is not an integer") from None
-                    if count < 1:
-                        raise CorpusError(str(p), line, f"count {count} must be >= 1")
-                    if not word:
-                        raise CorpusError(str(p), line, "empty word")
-                    if "\0" in word:
-                        raise CorpusError(str(p), line, "NUL character in word")
-                    yield p, line, word, count
-            except UnicodeDecodeError as e:
-                raise CorpusError(str(p), reader.line_num + 1, f"invalid UTF-8 ({e.reason})") from None
-            except csv.Error as e:
-                raise CorpusError(str(p), reader.line_num, f"malformed line ({e})") from None
+        lines = (text for _, text in iter_utf8_lines(p))
+        # csv consumes exactly one line per row (no quoting), so line_num is the file's line
+        reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
+        try:
+            for row in reader:
+                line = reader.line_num
+                if not row:
+                    continue
+                if len(row) != 2:
+                    raise CorpusError(str(p), line, f"expected 'word<TAB>count', found {len(row)} "
+                                                    "tab-separated fields")
+                word, count_text = row
+                if not (count_text.isascii() and count_text.isdigit()):
+                    raise CorpusError(str(p), line, f"count {count_text!r} is not an integer in ASCII "
+                                                    "digits 0-9 (no sign, spaces, separators or other "
+                                                    "scripts' digits)")
+                count = int(count_text)
+                if count < 1:
+                    raise CorpusError(str(p), line, f"count {count} must be >= 1")
+                if not word:
+                    raise CorpusError(str(p), line, "empty word")
+                if "\0" in word:
+                    raise CorpusError(str(p), line, "NUL character in word")
+                yield p, line, word, count
+        except csv.Error as e:
+            raise CorpusError(str(p), reader.line_num, f"malformed line ({e})") from None
 
 
 def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
@@ -303,8 +423,7 @@ def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: s
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     for p in map(Path, paths):
-        if not p.is_file():
-            raise CorpusError(str(p), None, "no such file")
+        check_input_file(p)
         with open(p, "rb") as f:
             for k, raw in enumerate(f, 1):
                 if b"\0" in raw:
