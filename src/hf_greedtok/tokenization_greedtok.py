@@ -151,16 +151,16 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
     def __init__(self, vocab_file: Optional[str] = None, *, greedtok: Optional[Tokenizer] = None,
                  mode: Optional[str] = None, **kwargs: Any) -> None:
         vocab = kwargs.pop("vocab", None)              # tokenizer.json's, from from_pretrained
-        tokenizer_file = kwargs.pop("tokenizer_file", None)
         if kwargs.pop("tokenizer_object", None) is not None:
             raise ValueError("GreedTokTokenizerFast builds its own backend; pass vocab_file or greedtok, "
                              "not tokenizer_object")
         source = kwargs.get("name_or_path") or vocab_file or "<greedtok>"
-        if isinstance(vocab, str):
-            # transformers passes the vocab file's own path when the folder has no tokenizer.json
-            raise GreedTokFileError(Path(vocab).with_name(TOKENIZER_FILE), (
+        if vocab_file is not None and "tokenizer_file" in kwargs and kwargs["tokenizer_file"] is None:
+            # from_pretrained passes tokenizer_file=None when the folder has no tokenizer.json
+            raise GreedTokFileError(Path(vocab_file).with_name(TOKENIZER_FILE), (
                 f"no such file: the folder is incomplete (it has {FILE_NAME} but not {TOKENIZER_FILE}); "
                 f"a folder of Tokenizer.save loads with GreedTokTokenizerFast(greedtok=Tokenizer.load(folder))"))
+        tokenizer_file = kwargs.pop("tokenizer_file", None)
         if greedtok is None:
             if vocab_file is None:
                 raise ValueError(f"{source}: no ranked token file: GreedTokTokenizerFast needs "
