@@ -3,6 +3,7 @@ training splits them out of the text exactly as encoding does, so no learned tok
 and the trainer's objective is the token count encoding gives on its own corpus."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -181,3 +182,17 @@ def test_bpe_and_cbpe_never_learn_a_special_token(units, glued_english, tmp_path
     text.write_text("".join(lines), encoding="utf-8")
     backend = trainer.train([text], num_proc=1)
     assert not [t for t in backend.get_vocab() if t not in (EOT, "<pad>") and holds_special(t)]
+
+
+@pytest.mark.parametrize("algorithm, units", [("greedtok", "bytes"), ("greedtok", "chars"), ("bpe", "chars"),
+                                              ("cbpe", "marks")])
+def test_cli_training_splits_special_tokens_out_of_the_text(tmp_path, glued_english, algorithm, units):
+    corpus_file = tmp_path / "glued.txt"
+    corpus_file.write_text("\n".join(glued_english) + "\n", encoding="utf-8")
+    out = tmp_path / "tok"
+    assert main(["train", str(corpus_file), "-k", "200", "-o", str(out), "--algorithm", algorithm,
+                 "--units", units, "--special-token", EOT, "--quiet"]) == 0
+    vocab = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    pieces = [p[0] if isinstance(p, list) else p for p in (vocab if isinstance(vocab, list) else vocab)]
+    learned = [p for p in pieces if p != EOT]
+    assert EOT in pieces and not any("endoftext" in p for p in learned)
