@@ -47,7 +47,7 @@ import os
 import sys
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
@@ -216,15 +216,17 @@ def rust_normalizer(form: Optional[str]) -> Optional[Callable[[str], str]]:
 
 # ---------------------------------------------------------------------- paths
 
-@dataclass(frozen=True)
 class Encoder:
-    """One encode path: ``encode(text) -> ids``, ``decode(ids, skip_special) -> text``."""
+    """One encode path: ``encode(text) -> ids``, ``decode(ids, skip_special) -> text``, the text
+    ``expected`` back, and the number of ids. Not a dataclass: hypothesis prints failing
+    examples' arguments field by field, and the name is all a reader needs."""
 
-    name: str
-    encode: Callable[[str], list[int]] = field(repr=False)
-    decode: Callable[[Sequence[int], bool], str] = field(repr=False)
-    expected: Callable[[str], str] = field(repr=False)
-    vocab_size: int = field(repr=False)
+    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int], bool], str],
+                 expected: Callable[[str], str], vocab_size: int) -> None:
+        self.name, self.encode, self.decode, self.expected, self.vocab_size = name, encode, decode, expected, vocab_size
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
 
 
 @dataclass(frozen=True)
@@ -456,6 +458,12 @@ def backend_encoder(name: str, path: Path, expected: Callable[[str], str], encod
 
 # ---------------------------------------------------------------------- checks
 
+def _where(a: str, b: str) -> str:
+    """The first difference of two strings, escaped: RTL text and combining marks print misleadingly."""
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"first difference at {i}: {ascii(a[i:i + 12])} vs {ascii(b[i:i + 12])}"
+
+
 def check_round_trip(enc: Encoder, text: str) -> None:
     """ids are ints in range and ``decode(encode(text)) == expected(text)``."""
     ids = enc.encode(text)
@@ -464,17 +472,18 @@ def check_round_trip(enc: Encoder, text: str) -> None:
     decoded = enc.decode(ids, False)
     want = enc.expected(text)
     assert decoded == want, (f"{enc.name}: decode(encode(x)) != expected\n  x        = {text!r}\n"
-                             f"  ids      = {ids}\n  decoded  = {decoded!r}\n  expected = {want!r}")
+                             f"  ids      = {ids}\n  decoded  = {decoded!r}\n  expected = {want!r}\n  {_where(decoded, want)}")
 
 
 def check_same_ids(ref: Encoder, other: Encoder, text: str) -> None:
     """Same ids, and ``other`` decodes the reference's ids as the reference does (specials kept and skipped)."""
     a, b = ref.encode(text), other.encode(text)
-    assert a == b, f"{other.name} ids != {ref.name} ids\n  x = {text!r}\n  {ref.name}: {a}\n  {other.name}: {b}"
+    assert a == b, (f"{other.name} ids != {ref.name} ids\n  x = {text!r}\n  x = {ascii(text)}\n  {ref.name}: {a}\n"
+                    f"  {other.name}: {b}")
     for skip in (False, True):
         da, db = ref.decode(a, skip), other.decode(a, skip)
         assert da == db, (f"{other.name}.decode != {ref.name}.decode (skip_special_tokens={skip})\n"
-                          f"  x = {text!r}\n  ids = {a}\n  {ref.name}: {da!r}\n  {other.name}: {db!r}")
+                          f"  x = {text!r}\n  ids = {a}\n  {ref.name}: {da!r}\n  {other.name}: {db!r}\n  {_where(da, db)}")
 
 
 def check_not_longer_than_bpe(enc: Encoder, bpe_encode: Callable[[str], list[int]], text: str) -> None:
