@@ -17,8 +17,10 @@ Paths (``Encoder``; names are what tests are parametrized with):
 * ``GreedTokTokenizerFast`` built from it (``fast-...``; ``-nospecial``: ``split_special_tokens``)
   and the same after ``save_pretrained`` + ``AutoTokenizer`` (``auto-...``);
 * pure tokenizer.json files (``tokenizers.Tokenizer.from_file``): the one ``save_pretrained``
-  writes (``folderjson-<units>``) and ``export_optimal_tokenizer_json`` (``export-<units>``,
-  ``-nospecial``: ``encode_special_tokens``); both must encode like native optimal;
+  writes in an optimal folder (``folderjson-<units>``) and ``export_optimal_tokenizer_json``
+  (``export-<units>``, ``-nospecial``: ``encode_special_tokens``) must encode like native optimal;
+  the one in a cover folder (``folderjson-<units>-cover``) and in lookup folders like the folder,
+  or refuse to load (:func:`refusal_problem` lists the accepted refusals);
 * folders written by ``hf-greedtok train``: BPE/CBPE (``cbpe-marks``, ``cbpe-vowels``,
   ``bpe-chars``, ``bpe-bytes``; ``-file`` = its tokenizer.json, ``-auto`` = AutoTokenizer) and
   lookup folders (``lookup-greedtok-marks-*``, ``lookup-cbpe-marks-*``);
@@ -62,6 +64,9 @@ VOCAB = SHARED / "vocab"
 # '<｜fim▁begin｜>' (DeepSeek's style) carries a U+2581 and full-width bars into the special tokens.
 SPECIALS = ("<|endoftext|>", "<pad>", "<\uff5cfim\u2581begin\uff5c>")
 K = 300                         # learned tokens / merges: small vocabularies build in seconds
+# Lookup folders learn more: with 300 merges CBPE never merges across a lookup boundary, so the
+# lookup would change no id and a tokenizer.json that ignores it could not be caught.
+LOOKUP_K = 3000
 # ".hi": trained on Hindi lines only, so ASCII (and '<0x41>') is outside the alphabet: byte fallback
 UNITS = ("bytes", "chars", "marks", "vowels", "chars.hi", "marks.hi")
 MODES = ("cover", "optimal")
@@ -108,6 +113,20 @@ def real_lines() -> tuple[tuple[str, ...], tuple[str, ...]]:
 def devanagari_words() -> list[str]:
     words = {w for line in real_lines()[1] for w in line.split() if regex.search(r"\p{Devanagari}", w)}
     return sorted(words)
+
+
+@functools.lru_cache(maxsize=None)
+def lookup_words(step: int = 40) -> tuple[str, ...]:
+    """Words the morphology lookup splits between two "marks" units (every ``step``-th such row),
+    so that lookup folders really cut them: a boundary inside a unit is dropped."""
+    from hf_greedtok.units import starts_with_mark
+    words = []
+    with open(corpus_path("hi_morph_segments.tsv"), encoding="utf-8") as f:
+        for line in f:
+            word, _, segments = line.rstrip("\n").partition("\t")
+            if "|" in segments and not any(starts_with_mark(p) for p in segments.split("|")[1:]):
+                words.append(word)
+    return tuple(words[::step])
 
 
 def _with_joiners(word: str, positions: list[int], joiners: list[str]) -> str:
@@ -174,6 +193,7 @@ def fuzz_text(max_pieces: int = 8) -> st.SearchStrategy[str]:
         st.sampled_from(special_fragments()),
         byte_token,
         joined,
+        st.sampled_from(lookup_words()),
         st.sampled_from(lines),
         st.sampled_from(lines).map(lambda s: s[:20]),
     )
@@ -255,8 +275,9 @@ for _u, _m in itertools.product(UNITS, MODES):
               Pair(f"fast-{_u}-{_m}-nospecial", f"native-{_u}-{_m}-nospecial", f"fast-{_u}-{_m}-nospecial"),
               Pair(f"auto-{_u}-{_m}", f"native-{_u}-{_m}", f"auto-{_u}-{_m}")]
 for _u in UNITS:
-    ENCODER_NAMES += [f"folderjson-{_u}", f"export-{_u}", f"export-{_u}-nospecial"]
+    ENCODER_NAMES += [f"folderjson-{_u}", f"folderjson-{_u}-cover", f"export-{_u}", f"export-{_u}-nospecial"]
     PAIRS += [Pair(f"folderjson-{_u}", f"native-{_u}-optimal", f"folderjson-{_u}"),
+              Pair(f"folderjson-{_u}-cover", f"native-{_u}-cover", f"folderjson-{_u}-cover"),
               Pair(f"export-{_u}", f"native-{_u}-optimal", f"export-{_u}"),
               Pair(f"export-{_u}-nospecial", f"native-{_u}-optimal-nospecial", f"export-{_u}-nospecial")]
 CLI_FOLDERS = {          # name -> `hf-greedtok train` arguments besides input, -k, -o and specials
@@ -273,10 +294,14 @@ PAIRS += [Pair(f"{_f}-auto", f"{_f}-file", f"{_f}-auto") for _f in ("cbpe-marks"
                                                                      "bpe-bytes")]
 ENCODER_NAMES += ["lookup-greedtok-marks-cover", "lookup-greedtok-marks-optimal", "lookup-greedtok-marks-auto",
                   "lookup-greedtok-marks-file"]
-PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-auto")]
+PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-auto"),
+          Pair("lookup-greedtok-marks-file", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-file"),
+          Pair("lookup-cbpe-marks-file", "lookup-cbpe-marks-auto", "lookup-cbpe-marks-file")]
 ENCODER_NAMES += ["tiktoken-cover", "tiktoken-optimal", "fast-tiktoken-cover", "fast-tiktoken-optimal",
                   "hfbpe-cover", "hfbpe-optimal"]
 PAIRS += [Pair(f"fast-tiktoken-{_m}", f"tiktoken-{_m}", f"fast-tiktoken-{_m}") for _m in MODES]
+# tokenizer.json files of lookup folders, and the folder they must encode like (or refuse to load)
+LOOKUP_FILES = [p for p in PAIRS if p.other.startswith("lookup-") and p.other.endswith("-file")]
 # Paths whose own vocabulary has a BPE encoder: optimal must never use more tokens than it.
 BPE_BASELINES = ("tiktoken-optimal", "hfbpe-optimal")
 
@@ -333,7 +358,8 @@ class Registry:
     def cli_folder(self, name: str) -> Path:
         from hf_greedtok.cli import main
         folder = self.workdir / name
-        args = [str(self.corpus), "-k", str(K), "-o", str(folder), "--quiet", "--num-proc", "1"]
+        k = LOOKUP_K if name.startswith("lookup-") else K
+        args = [str(self.corpus), "-k", str(k), "-o", str(folder), "--quiet", "--num-proc", "1"]
         args += [a if a != "LOOKUP" else str(corpus_path("hi_morph_segments.tsv")) for a in CLI_FOLDERS[name]]
         for s in SPECIALS:
             args += ["--special-token", s]
@@ -392,9 +418,10 @@ class Registry:
             return transformers_encoder(name, hf, reference.expected, split_special=nospecial)
         if kind in ("folderjson", "export"):
             units = parts[1]
-            reference = self.get(f"native-{units}-optimal" + ("-nospecial" if nospecial else ""))
+            folder_mode = parts[2] if len(parts) > 2 else "optimal"
+            reference = self.get(f"native-{units}-{folder_mode}" + ("-nospecial" if nospecial else ""))
             if kind == "folderjson":
-                path = self.saved(units, "cover") / "tokenizer.json"
+                path = self.saved(units, folder_mode) / "tokenizer.json"
                 if not path.is_file():
                     return Refused(name, FileNotFoundError(f"save_pretrained wrote no {path.name}"))
             else:
@@ -447,13 +474,50 @@ def transformers_encoder(name: str, hf, expected: Callable[[str], str], split_sp
     return Encoder(name, encode, lambda ids, skip: hf.decode(ids, skip_special_tokens=skip), expected, len(hf))
 
 
-def backend_encoder(name: str, path: Path, expected: Callable[[str], str], encode_special: bool = False) -> Encoder:
+def backend_encoder(name: str, path: Path, expected: Callable[[str], str],
+                    encode_special: bool = False) -> Union[Encoder, Refused]:
     from tokenizers import Tokenizer as HFTokenizer
-    backend = HFTokenizer.from_file(str(path))
+    try:
+        backend = HFTokenizer.from_file(str(path))
+    except Exception as e:      # noqa: BLE001  (tokenizers raises a bare Exception; see accepted_refusal)
+        return Refused(name, e)
     backend.encode_special_tokens = encode_special
     return Encoder(name, lambda x: backend.encode(_no_surrogates(x), add_special_tokens=False).ids,
                    lambda ids, skip: backend.decode(ids, skip_special_tokens=skip), expected,
                    backend.get_vocab_size(with_added_tokens=True))
+
+
+# ---------------------------------------------------------------------- refusals
+
+def refusal_problem(registry: "Registry", refused: Refused) -> Optional[str]:
+    """None if ``refused`` is an accepted refusal, else what is wrong with it.
+
+    Issue 12, item 6: a pure tokenizer.json must encode exactly like the encoder it stands for
+    or refuse. Accepted:
+
+    * ``export_optimal_tokenizer_json`` raising ValueError that names the unit kind of a Metaspace
+      tokenizer (byte level exports exactly), and then no tokenizer.json in that unit kind's folders;
+    * a folder's tokenizer.json that ``tokenizers`` refuses to load with a message naming
+      hf-greedtok (a guarded file), where the file alone could not encode like the folder: cover
+      mode folders (``folderjson-<units>-cover``) and lookup folders (``lookup-*-file``).
+    """
+    name, error = refused.name, refused.error
+    parts = name.split("-")
+    guarded = name.startswith("lookup-") or (parts[0] == "folderjson" and parts[-1] == "cover")
+    if guarded and "hf-greedtok" in str(error):
+        return None
+    if parts[0] not in ("export", "folderjson"):
+        return f"{name} has no refusal to accept: {type(error).__name__}: {error}"
+    units = parts[1].partition(".")[0]
+    export = registry.get(f"export-{parts[1]}")
+    if not isinstance(export, Refused):
+        return f"{name}: {type(error).__name__}: {error}, although export_optimal_tokenizer_json exported"
+    if units == "bytes":
+        return f"byte-level export refused: {export.error}"
+    if not (isinstance(export.error, ValueError) and units in str(export.error)):
+        return (f"export_optimal_tokenizer_json refused without naming the unit kind {units!r}: "
+                f"{type(export.error).__name__}: {export.error}")
+    return None
 
 
 # ---------------------------------------------------------------------- checks
@@ -530,7 +594,11 @@ def collect_failures(registry: Registry, n: int, prefixes: Sequence[str] = (), s
     failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for name, enc in encoders.items():
         if isinstance(enc, Refused):
-            failures[f"refused {name}"].append(("", f"{type(enc.error).__name__}: {enc.error}"))
+            problem = refusal_problem(registry, enc)
+            if problem is None:
+                print(f"{name}: accepted refusal: {type(enc.error).__name__}: {enc.error}")
+            else:
+                failures[f"refused {name}"].append(("", problem))
     seen = [0]
 
     def run(check: str, fn, *args) -> None:

@@ -29,8 +29,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz_paths import (BPE_BASELINES, ENCODER_NAMES, PAIRS, Encoder, Refused, Registry, bpe_baseline,
-                        check_not_longer_than_bpe, check_round_trip, check_same_ids, fuzz_text, real_lines)
+from fuzz_paths import (BPE_BASELINES, ENCODER_NAMES, LOOKUP_FILES, PAIRS, Encoder, Registry, bpe_baseline,
+                        check_not_longer_than_bpe, check_round_trip, check_same_ids, fuzz_text, lookup_words,
+                        real_lines, refusal_problem)
 
 FUZZ = os.environ.get("HF_GREEDTOK_FUZZ", "ci")
 if FUZZ.isdigit():
@@ -52,24 +53,13 @@ def registry(tmp_path_factory) -> Registry:
 
 
 def usable(registry: Registry, name: str) -> Encoder:
-    """The path, or a skip when it refused in the one accepted way.
-
-    Issue item 6: a pure tokenizer.json must encode exactly like native optimal or refuse to be
-    written. Accepted refusal: ``export_optimal_tokenizer_json`` raises ValueError naming the unit
-    kind of a Metaspace tokenizer (byte level exports exactly today), and then a folder may hold
-    no tokenizer.json for that unit kind either.
-    """
+    """The path, or a skip when it refused in an accepted way (see ``refusal_problem``)."""
     got = registry.get(name)
     if isinstance(got, Encoder):
         return got
-    units = name.split("-")[1]
-    export = registry.get(f"export-{units}")
-    assert isinstance(export, Refused), f"{name}: {got.error} although export_optimal_tokenizer_json exported"
-    kind = units.partition(".")[0]
-    assert kind != "bytes", f"byte-level export refused: {export.error}"
-    assert isinstance(export.error, ValueError) and kind in str(export.error), (
-        f"export_optimal_tokenizer_json refused with an unclear error: {type(export.error).__name__}: {export.error}")
-    pytest.skip(f"{name}: refused: {got.error}")
+    problem = refusal_problem(registry, got)
+    assert problem is None, problem
+    pytest.skip(f"{name}: refused: {type(got.error).__name__}: {got.error}")
 
 
 @pytest.fixture(scope="module", params=ENCODER_NAMES)
@@ -109,3 +99,14 @@ def test_ids_and_decoding_match_the_native_encoder(pair, text):
 def test_optimal_never_needs_more_tokens_than_the_vocabularys_bpe(with_bpe, text):
     check_not_longer_than_bpe(*with_bpe, text)
 
+
+
+@pytest.mark.parametrize("lookup_file", LOOKUP_FILES, ids=lambda p: p.other)
+def test_lookup_folder_json_splits_every_lookup_word_like_its_folder(registry, lookup_file):
+    """Lookup boundaries rarely change ids, so fuzzing alone seldom catches a tokenizer.json that
+    ignores the lookup: every word the table splits between units goes through both."""
+    folder, file = usable(registry, lookup_file.reference), usable(registry, lookup_file.other)
+    words = lookup_words(step=1)
+    differ = [w for w in words if folder.encode(w) != file.encode(w)]
+    assert not differ, (f"{file.name} encodes {len(differ)} of {len(words)} lookup words unlike {folder.name}, "
+                        f"e.g. {differ[:5]}")
