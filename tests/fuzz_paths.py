@@ -166,6 +166,18 @@ FRAGMENTS = (
 )
 
 
+# Strings that broke a path once (issue 12), run first in every profile, before generated ones.
+REGRESSIONS = (
+    "",
+    "<pad>0", "x<|endoftext|> y",               # item 5: a Metaspace segment after a special token
+    "<0x41>", "<0x00>", "<pad>",                # item 6: byte-fallback and special pieces chosen from text
+    "\u08ca\u0316", "a\u08d3\u0301", "\u0628\u064e\u0899",   # item 10: Rust and Python NFC differ
+    "\ud800", "a\udc00b",                       # item 10: lone surrogates are U+FFFD everywhere
+    "<pad>\u0338", "e<pad>\u0301",               # NFC must not reach across a special token
+    "\u091a\u0940\u0930\u0924\u0940",          # चीरती, which hi_morph_segments.tsv splits as चीर|ती
+)
+
+
 def special_fragments(specials: Sequence[str] = SPECIALS) -> list[str]:
     """Each special token alone, glued to words and spaces, doubled, and cut short."""
     out = []

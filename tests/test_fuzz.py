@@ -30,12 +30,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fuzz_paths import (BPE_BASELINES, ENCODER_NAMES, LOOKUP_FILES, PAIRS, Encoder, Registry, bpe_baseline,
-                        check_not_longer_than_bpe, check_round_trip, check_same_ids, fuzz_text, lookup_words,
-                        real_lines, refusal_problem)
+                        REGRESSIONS, check_not_longer_than_bpe, check_round_trip, check_same_ids, fuzz_text,
+                        lookup_words, real_lines, refusal_problem)
 
 FUZZ = os.environ.get("HF_GREEDTOK_FUZZ", "ci")
 if FUZZ.isdigit():
@@ -45,6 +45,13 @@ else:
 pytestmark = [pytest.mark.fuzz, *([pytest.mark.slow] if PROFILE.max_examples >= 10_000 else [])]
 
 TEXT = st.deferred(fuzz_text)      # built at the first draw: the fixture below skips first without corpora
+
+
+def regressions_first(test):
+    """Run the strings of ``fuzz_paths.REGRESSIONS`` before the generated ones."""
+    for text in reversed(REGRESSIONS):
+        test = example(text=text)(test)
+    return test
 
 
 @pytest.fixture(scope="module")
@@ -88,18 +95,21 @@ def test_empty_text_encodes_to_no_ids(path):
 
 @PROFILE
 @given(text=TEXT)
+@regressions_first
 def test_decode_of_encode_restores_the_text(path, text):
     check_round_trip(path, text)
 
 
 @PROFILE
 @given(text=TEXT)
+@regressions_first
 def test_ids_and_decoding_match_the_reference_path(pair, text):
     check_same_ids(*pair, text)
 
 
 @PROFILE
 @given(text=TEXT)
+@regressions_first
 def test_optimal_never_needs_more_tokens_than_the_vocabularys_bpe(with_bpe, text):
     check_not_longer_than_bpe(*with_bpe, text)
 
