@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 try:
     import hf_greedtok._encoder  # noqa: F401
@@ -14,6 +15,15 @@ try:
 except ImportError as e:
     pytest.exit(f"hf_greedtok is not installed with its compiled core ({e}). Run `pip install \".[test]\"` "
                 "(or `pip install -e . --no-build-isolation` for development), then `pytest`.", returncode=4)
+
+# Hypothesis profiles of the fuzz suite (tests/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
+# "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;
+# "fuzz-nightly" explores new strings every night, 10,000 per path, and prints a reproduction blob.
+_FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("fuzz-ci", max_examples=200, derandomize=True, database=None, deadline=None,
+                          print_blob=True, suppress_health_check=_FUZZ_HEALTH)
+settings.register_profile("fuzz-nightly", max_examples=10_000, derandomize=False, database=None, deadline=None,
+                          print_blob=True, suppress_health_check=_FUZZ_HEALTH)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
