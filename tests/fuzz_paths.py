@@ -466,7 +466,12 @@ class Registry:
             return backend_encoder(name, folder / "tokenizer.json", expected)
         import hf_greedtok  # noqa: F401
         from transformers import AutoTokenizer
-        return transformers_encoder(name, AutoTokenizer.from_pretrained(str(folder)), expected)
+        hf = AutoTokenizer.from_pretrained(str(folder))
+        # A plain BPE/CBPE folder loads as transformers' own class: no code of ours runs, and
+        # tokenizers rejects a str with lone surrogates (TypeError; the README's documented
+        # exception, checked by test_plain_folders_reject_lone_surrogates_loudly).
+        plain = not folder_name.startswith("lookup-")
+        return transformers_encoder(name, hf, expected, clean=_no_surrogates if plain else None)
 
 
 def native_encoder(name: str, tok, mode: str, allow_special: bool = True) -> Encoder:
@@ -479,8 +484,10 @@ def native_encoder(name: str, tok, mode: str, allow_special: bool = True) -> Enc
                    lambda ids, skip: tok.decode(ids, skip_special_tokens=skip), expected, tok.vocab_size)
 
 
-def transformers_encoder(name: str, hf, expected: Callable[[str], str], split_special: bool = False) -> Encoder:
+def transformers_encoder(name: str, hf, expected: Callable[[str], str], split_special: bool = False,
+                         clean: Optional[Callable[[str], str]] = None) -> Encoder:
     def encode(x: str) -> list[int]:
+        x = clean(x) if clean is not None else x
         return hf(x, add_special_tokens=False, split_special_tokens=split_special)["input_ids"]
 
     return Encoder(name, encode, lambda ids, skip: hf.decode(ids, skip_special_tokens=skip), expected, len(hf))

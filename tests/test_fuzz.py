@@ -123,3 +123,16 @@ def test_lookup_folder_json_splits_every_lookup_word_like_its_folder(registry, l
     differ = [w for w in words if folder.encode(w) != file.encode(w)]
     assert not differ, (f"{file.name} encodes {len(differ)} of {len(words)} lookup words unlike {folder.name}, "
                         f"e.g. {differ[:5]}")
+
+
+@pytest.mark.parametrize("folder_name", ["cbpe-marks", "bpe-bytes"])
+def test_plain_folders_reject_lone_surrogates_loudly(registry, folder_name):
+    """Plain BPE/CBPE folders are standard HF files: transformers' own class and tokenizers run,
+    and tokenizers rejects a str with a lone surrogate (the README's documented exception to the
+    U+FFFD policy of hf-greedtok's classes). Loud, never different ids."""
+    import hf_greedtok  # noqa: F401
+    from transformers import AutoTokenizer
+    hf = AutoTokenizer.from_pretrained(str(registry.cli_folder(folder_name)))
+    assert not type(hf).__module__.startswith("hf_greedtok")
+    with pytest.raises(TypeError):
+        hf("a\ud800b", add_special_tokens=False)

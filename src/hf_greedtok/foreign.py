@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from .core import Tokenizer
 from .file_format import GreedTokFileError
 from .models import GreedTokModel
-from .pre_tokenizers import ByteLevel, unicode_to_bytes
+from .pre_tokenizers import ByteLevel, replace_surrogates, unicode_to_bytes
 
 
 def tokenizer_from_tiktoken(path: Path, pattern: str = "gpt4") -> Tokenizer:
@@ -63,6 +63,7 @@ class HFPreTokenizer:
         self._table = unicode_to_bytes()
 
     def pre_tokenize(self, text: str) -> list[bytes]:  # type: ignore[override]
+        text = replace_surrogates(text)     # tokenizers cannot take them; U+FFFD as everywhere
         if self._tok.normalizer is not None:
             text = self._tok.normalizer.normalize_str(text)
         pieces = self._tok.pre_tokenizer.pre_tokenize_str(text) if self._tok.pre_tokenizer else [(text, None)]
