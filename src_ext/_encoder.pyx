@@ -42,6 +42,17 @@ _MODES = {"cover": 0, "optimal": 1}
 cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated
 cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
 cdef int32_t INF = 0x3FFFFFFF
+# Words of at least this many units take the O(n)-memory cover (tests lower it to 2 to run
+# every word through both covers); shorter ones sort their at most n x max_len occurrences.
+cdef int64_t _cover_long_min_units = 4096
+
+
+def _set_cover_long_min_units(int64_t n):
+    """Test hook: words of at least ``n`` units take the long-word cover; returns the old bound."""
+    global _cover_long_min_units
+    old = _cover_long_min_units
+    _cover_long_min_units = max(2, n)
+    return old
 
 
 cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
@@ -76,10 +87,11 @@ cdef class _Worker:
     cdef int64_t used[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
-    cdef vector[int32_t] start_tok
-    cdef vector[int32_t] dp
+    cdef vector[int32_t] ring           # optimal: dp values of the next max_len + 1 ends
     cdef vector[int32_t] back_start
-    cdef vector[int32_t] back_tok
+    cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
+    cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next
+    cdef vector[int32_t] bucket_next
     cdef vector[uint32_t] units
     cdef vector[int32_t] tmp
 
@@ -88,7 +100,7 @@ cdef class _Worker:
         for m in range(2):
             self._reset(m)
 
-    cdef void _reset(self, int m) noexcept nogil:
+    cdef int _reset(self, int m) except -1 nogil:
         cdef CacheEntry empty
         empty.hash = 0
         empty.key_off = -1
@@ -99,8 +111,9 @@ cdef class _Worker:
         self.keys[m].clear()
         self.vals[m].clear()
         self.used[m] = 0
+        return 0
 
-    cdef void _grow(self, int m) noexcept nogil:
+    cdef int _grow(self, int m) except -1 nogil:
         cdef vector[CacheEntry] old
         old.swap(self.table[m])
         cdef CacheEntry empty = old[0]
@@ -114,6 +127,7 @@ cdef class _Worker:
                 while self.table[m][i].key_off >= 0:
                     i = (i + 1) & mask
                 self.table[m][i] = old[j]
+        return 0
 
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
         """Index of the cache entry for this word, or -1."""
@@ -129,8 +143,8 @@ cdef class _Worker:
                 return <int64_t>i
             i = (i + 1) & mask
 
-    cdef void insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
-                     const int32_t* ids, int64_t k) noexcept nogil:
+    cdef int insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
+                    const int32_t* ids, int64_t k) except -1 nogil:
         if self.used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
         if 2 * (self.used[m] + 1) > <int64_t>self.table[m].size():
@@ -148,6 +162,7 @@ cdef class _Worker:
         self.keys[m].insert(self.keys[m].end(), u, u + n)
         self.vals[m].insert(self.vals[m].end(), ids, ids + k)
         self.used[m] += 1
+        return 0
 
 
 cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
@@ -171,6 +186,60 @@ cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
     out[2] = 0x80 | ((cp >> 6) & 0x3F)
     out[3] = 0x80 | (cp & 0x3F)
     return 4
+
+
+cdef inline void _append(int32_t* head, int32_t* tail, int32_t* nxt, int32_t r, int32_t i) noexcept nogil:
+    """Append position i to bucket r's list (nothing if r < 0)."""
+    if r < 0:
+        return
+    nxt[i] = -1
+    if tail[r] < 0:
+        head[r] = i
+    else:
+        nxt[tail[r]] = i
+    tail[r] = i
+
+
+cdef int32_t _sort_list(int32_t first, int32_t* nxt) noexcept nogil:
+    """Sort a non-empty -1-terminated list of positions in place (natural merge sort: each
+    pass merges adjacent increasing runs pairwise; O(1) extra memory). Returns the new head."""
+    cdef int32_t p, q, a, b, h, out_tail
+    cdef int64_t merged
+    while True:
+        merged = 0
+        out_tail = -1
+        p = first
+        while p >= 0:
+            a = p
+            q = p
+            while nxt[q] > q:               # -1 ends the list and a run alike
+                q = nxt[q]
+            p = nxt[q]
+            nxt[q] = -1
+            b = -1
+            if p >= 0:
+                b = p
+                q = p
+                while nxt[q] > q:
+                    q = nxt[q]
+                p = nxt[q]
+                nxt[q] = -1
+            while a >= 0 or b >= 0:
+                if b < 0 or (a >= 0 and a < b):
+                    h = a
+                    a = nxt[a]
+                else:
+                    h = b
+                    b = nxt[b]
+                if out_tail < 0:
+                    first = h
+                else:
+                    nxt[out_tail] = h
+                out_tail = h
+            merged += 1
+        nxt[out_tail] = -1
+        if merged == 1:
+            return first
 
 
 cdef class RankedEncoder:
@@ -251,23 +320,56 @@ cdef class RankedEncoder:
 
     # ------------------------------------------------------------------ per word
 
-    cdef inline void _emit_single(self, uint32_t unit, vector[int32_t]& out) noexcept nogil:
+    cdef inline int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil:
         cdef int32_t sid
         cdef uint32_t buf[4]
         cdef int64_t nb, b
         if self.byte_level:
             out.push_back(self.byte_ids[unit & 0xFF])
-            return
+            return 0
         sid = self.singles.child(0, unit)
         if sid >= 0:
             out.push_back(sid)
-            return
+            return 0
         nb = _utf8(unit, buf)
         for b in range(nb):
             out.push_back(self.byte_ids[buf[b]])
+        return 0
 
-    cdef void _cover(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) noexcept nogil:
-        """Algorithm 4: apply occurrences in (rank, position) order where CANCOVER holds."""
+    cdef inline int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil:
+        """Rank of the ranked token spelled u[0:n], or -1."""
+        cdef int32_t node = 0
+        cdef int64_t j
+        for j in range(n):
+            node = self.trie.child(node, u[j])
+            if node < 0:
+                return -1
+        return self.node_prio[node]
+
+    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov,
+                         vector[int32_t]& out) except -1 nogil:
+        """Emit a cover: each maximal run of covered gaps is one applied token (the applied
+        tokens are laminar, and two adjacent ones leave the gap between them uncovered)."""
+        cdef int64_t i = 0, j
+        while i < n:
+            j = i
+            while j < n - 1 and cov[j]:
+                j += 1
+            if j > i:
+                out.push_back(self.prio_id[self._rank_of(u + i, j + 1 - i)])
+            else:
+                self._emit_single(u[i], out)
+            i = j + 1
+        return 0
+
+    cdef int _cover(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Algorithm 4: apply occurrences in (rank, position) order where CANCOVER holds.
+
+        Short words sort their occurrences, at most n x max_len of them; long words take
+        :meth:`_cover_long`, which gives the same cover in O(n) memory.
+        """
+        if n >= _cover_long_min_units:
+            return self._cover_long(u, n, wk, out)
         cdef int64_t i, j, e, L
         cdef int32_t node, p
         cdef uint64_t m
@@ -284,10 +386,9 @@ cdef class RankedEncoder:
         if wk.matches.size() == 0:
             for i in range(n):
                 self._emit_single(u[i], out)
-            return
+            return 0
         cpp_sort(wk.matches.begin(), wk.matches.end())
         wk.cov.assign(n, 0)
-        wk.start_tok.resize(n)
         cdef uint8_t* cov = wk.cov.data()
         cdef size_t q
         for q in range(wk.matches.size()):
@@ -298,71 +399,121 @@ cdef class RankedEncoder:
             e = i + L
             if (i == 0 or not cov[i - 1]) and (e == n or not cov[e - 1]):
                 memset(cov + i, 1, L - 1)
-                wk.start_tok[i] = p
-        i = 0
-        while i < n:
-            j = i
-            while j < n - 1 and cov[j]:
-                j += 1
-            if j > i:
-                out.push_back(self.prio_id[wk.start_tok[i]])
-            else:
-                self._emit_single(u[i], out)
-            i = j + 1
+        return self._emit_cover(u, n, cov, out)
 
-    cdef void _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) noexcept nogil:
-        """Minimum-token DP; ties keep the smallest start for each end (longest last token)."""
-        cdef int64_t i, j, e, cost
+    cdef inline int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
+                                   const uint8_t* cov) noexcept nogil:
+        """Smallest rank above `above` of a token at position i that can still be applied:
+        its end gap is uncovered now (covers are never undone). -1 if none."""
+        cdef int32_t node = 0, p, best = INF
+        cdef int64_t j
+        for j in range(i, min(n, i + self.max_len)):
+            node = self.trie.child(node, u[j])
+            if node < 0:
+                break
+            p = self.node_prio[node]
+            if above < p < best and (j + 1 == n or not cov[j]):
+                best = p
+        return -1 if best == INF else best
+
+    cdef int _cover_long(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Algorithm 4 in O(n + k) memory: every position waits in the bucket of its next
+        applicable rank; buckets are taken in rank order and each one's positions in increasing
+        order, so occurrences are met in the (rank, position) order of :meth:`_cover`. Skipped
+        are only occurrences that order would reject: ones whose end gap is already covered,
+        and every later one at a position whose preceding gap is covered."""
+        cdef int64_t k = <int64_t>self.prio_id.size(), i, e, L
+        cdef int32_t r, r2, pos
+        wk.cov.assign(n, 0)
+        wk.bucket_head.assign(k, -1)
+        wk.bucket_tail.assign(k, -1)
+        wk.bucket_next.resize(n)
+        cdef uint8_t* cov = wk.cov.data()
+        cdef int32_t* head = wk.bucket_head.data()
+        cdef int32_t* tail = wk.bucket_tail.data()
+        cdef int32_t* nxt = wk.bucket_next.data()
+        for i in range(n - 1):
+            _append(head, tail, nxt, self._next_rank(u, n, i, -1, cov), <int32_t>i)
+        for r in range(k):
+            if head[r] < 0:
+                continue
+            # Appends made while one bucket is processed are in increasing position order,
+            # so a bucket is a few increasing runs: merge them in place.
+            pos = _sort_list(head[r], nxt)
+            head[r] = -1
+            tail[r] = -1
+            L = self.prio_len[r]
+            while pos >= 0:
+                i = pos
+                pos = nxt[i]                # before i is appended elsewhere
+                if i > 0 and cov[i - 1]:
+                    continue                # no token can start inside another
+                e = i + L
+                if e == n or not cov[e - 1]:
+                    memset(cov + i, 1, L - 1)
+                _append(head, tail, nxt, self._next_rank(u, n, i, r, cov), <int32_t>i)
+        return self._emit_cover(u, n, cov, out)
+
+    cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Minimum-token DP; ties keep the smallest start for each end (longest last token).
+
+        dp values live in a ring of max_len + 1 slots (an end is at most max_len units past
+        the start that reaches it), so memory is one int32 per unit for the back pointers.
+        """
+        cdef int64_t i, j, e, cost, R = 1
         cdef int32_t node, p, d
         cdef uint32_t buf[4]
-        wk.dp.assign(n + 1, INF)
+        while R <= self.max_len:
+            R <<= 1
+        cdef int64_t mask = R - 1
+        wk.ring.assign(R, INF)
         wk.back_start.resize(n + 1)
-        wk.back_tok.resize(n + 1)
-        cdef int32_t* dp = wk.dp.data()
+        cdef int32_t* dp = wk.ring.data()
+        cdef int32_t* back = wk.back_start.data()
         dp[0] = 0
         for i in range(n):
-            d = dp[i]
+            d = dp[i & mask]
+            dp[i & mask] = INF              # the slot now stands for end i + R
             if self.byte_level or self.singles.child(0, u[i]) >= 0:
                 cost = 1
             else:
                 cost = _utf8(u[i], buf)
-            if d + cost < dp[i + 1]:
-                dp[i + 1] = <int32_t>(d + cost)
-                wk.back_start[i + 1] = <int32_t>i
-                wk.back_tok[i + 1] = -1
+            if d + cost < dp[(i + 1) & mask]:
+                dp[(i + 1) & mask] = <int32_t>(d + cost)
+                back[i + 1] = <int32_t>i
             node = 0
             for j in range(i, min(n, i + self.max_len)):
                 node = self.trie.child(node, u[j])
                 if node < 0:
                     break
                 p = self.node_prio[node]
-                if p >= 0 and d + 1 < dp[j + 1]:
-                    dp[j + 1] = d + 1
-                    wk.back_start[j + 1] = <int32_t>i
-                    wk.back_tok[j + 1] = p
+                if p >= 0 and d + 1 < dp[(j + 1) & mask]:
+                    dp[(j + 1) & mask] = d + 1
+                    back[j + 1] = <int32_t>i
         wk.tmp.clear()
         e = n
         while e > 0:
-            wk.tmp.push_back(e)
-            e = wk.back_start[e]
-        cdef int64_t q
+            wk.tmp.push_back(<int32_t>e)
+            e = back[e]
+        cdef int64_t q, s
         for q in range(<int64_t>wk.tmp.size() - 1, -1, -1):
             e = wk.tmp[q]
-            if wk.back_tok[e] >= 0:
-                out.push_back(self.prio_id[wk.back_tok[e]])
+            s = back[e]
+            if e - s == 1:                  # ranked tokens have >= 2 units
+                self._emit_single(u[s], out)
             else:
-                self._emit_single(u[wk.back_start[e]], out)
+                out.push_back(self.prio_id[self._rank_of(u + s, e - s)])
+        return 0
 
-    cdef void _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
-                      vector[int32_t]& out) noexcept nogil:
-        cdef uint64_t h
+    cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                     vector[int32_t]& out) except -1 nogil:
+        cdef uint64_t h = 0
         cdef int64_t hit, before
         cdef CacheEntry* ent
         if n == 0:
-            return
+            return 0
         if n == 1:
-            self._emit_single(u[0], out)
-            return
+            return self._emit_single(u[0], out)
         if n <= CACHE_MAX_UNITS:
             h = _hash_units(u, n)
             hit = wk.lookup(mode, h, u, n)
@@ -370,7 +521,10 @@ cdef class RankedEncoder:
                 ent = &wk.table[mode][hit]
                 out.insert(out.end(), wk.vals[mode].data() + ent.val_off,
                            wk.vals[mode].data() + ent.val_off + ent.val_len)
-                return
+                return 0
+        if n > 0x7FFFFFFF:
+            with gil:
+                raise ValueError(f"a word of {n} units is longer than the encoders' limit of 2**31 - 1")
         before = out.size()
         if mode == 0:
             self._cover(u, n, wk, out)
@@ -378,9 +532,10 @@ cdef class RankedEncoder:
             self._optimal(u, n, wk, out)
         if n <= CACHE_MAX_UNITS:
             wk.insert(mode, h, u, n, out.data() + before, <int64_t>out.size() - before)
+        return 0
 
-    cdef int _load_units(self, PyObject* obj, _Worker wk) noexcept nogil:
-        """Read one word into wk.units; returns 0, or -1 if it is neither str nor bytes."""
+    cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil:
+        """Read one word into wk.units; returns 0, or 1 if it is neither str nor bytes."""
         cdef Py_ssize_t n, i
         cdef int kind
         cdef void* data
@@ -413,14 +568,15 @@ cdef class RankedEncoder:
             for i in range(n):
                 wk.units[i] = b[i]
             return 0
-        return -1
+        return 1
 
     cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
-                               _Worker wk, vector[int32_t]& out, int64_t* counts) noexcept nogil:
-        """Encode words lo..hi-1; counts[w - lo] = tokens of word w. Returns -1 or a bad index."""
+                               _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil:
+        """Encode words lo..hi-1; counts[w - lo] = tokens of word w. Returns -1, or the index
+        of a word that is neither str nor bytes."""
         cdef int64_t w, before
         for w in range(lo, hi):
-            if self._load_units(objs[w], wk) < 0:
+            if self._load_units(objs[w], wk) == 1:
                 return w
             before = out.size()
             self._encode(wk.units.data(), wk.units.size(), mode, wk, out)

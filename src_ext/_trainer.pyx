@@ -215,9 +215,9 @@ cdef class GreedTokCore:
 
     # ------------------------------------------------------------------ building
 
-    cdef void _build(self, HashTrie trie, int max_len, int64_t min_freq,
-                     vector[int64_t]& pin_off, vector[uint32_t]& allow_units,
-                     vector[int64_t]& allow_off, bint restrict) noexcept nogil:
+    cdef int _build(self, HashTrie trie, int max_len, int64_t min_freq,
+                    vector[int64_t]& pin_off, vector[uint32_t]& allow_units,
+                    vector[int64_t]& allow_off, bint restrict) except -1 nogil:
         cdef vector[uint16_t] node_depth
         cdef vector[uint8_t] node_flags
         cdef vector[int64_t] node_freq
@@ -409,6 +409,7 @@ cdef class GreedTokCore:
                 entry.score = self.score[c]
                 entry.cand = c
                 self._push(entry)
+        return 0
 
     cdef void _score_word(self, int64_t w, int64_t off, int64_t n, const int32_t* pref) noexcept nogil:
         """Initial pass: add COUNT * g for each candidate of word w (state = self.cov)."""
@@ -446,7 +447,7 @@ cdef class GreedTokCore:
                 return pa[j] < pb[j]
         return False
 
-    cdef void _push(self, HeapEntry entry) noexcept nogil:
+    cdef int _push(self, HeapEntry entry) except -1 nogil:
         self.heap.push_back(entry)
         cdef int64_t i = <int64_t>self.heap.size() - 1, parent
         while i > 0:
@@ -455,6 +456,7 @@ cdef class GreedTokCore:
                 break
             self.heap[i], self.heap[parent] = self.heap[parent], self.heap[i]
             i = parent
+        return 0
 
     cdef void _pop(self) noexcept nogil:
         cdef int64_t n = <int64_t>self.heap.size() - 1
@@ -474,7 +476,7 @@ cdef class GreedTokCore:
             self.heap[i], self.heap[best] = self.heap[best], self.heap[i]
             i = best
 
-    cdef int32_t _pop_best(self) noexcept nogil:
+    cdef int32_t _pop_best(self) except -2 nogil:
         """The live argmax (see module docstring), or -1 when no score is positive."""
         cdef HeapEntry top
         cdef int32_t c
@@ -495,7 +497,7 @@ cdef class GreedTokCore:
 
     # ------------------------------------------------------------------ stepping
 
-    cdef int64_t _apply(self, int32_t tau) noexcept nogil:
+    cdef int64_t _apply(self, int32_t tau) except -1 nogil:
         """Cover every CANCOVER occurrence of tau (Algorithm 1, lines 10-13), update scores.
 
         GreedWMC (``relaxed``) covers every occurrence instead, without the checks.
@@ -537,7 +539,7 @@ cdef class GreedTokCore:
                 self._rescore_word(w, off, n, lo, hi)
         return total
 
-    cdef void _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi) noexcept nogil:
+    cdef int _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi) except -1 nogil:
         """Add COUNT * (g_new - g_old) to every candidate of w whose windows meet gaps lo..hi."""
         cdef const uint8_t* cv_new = self.cov.data() + off
         cdef const uint8_t* cv_old = self.old_cov.data()
@@ -567,6 +569,7 @@ cdef class GreedTokCore:
                         entry.cand = cand
                         self._push(entry)
             a = e
+        return 0
 
     def step(self, int64_t max_steps):
         """Select up to ``max_steps`` more tokens; returns how many were selected.

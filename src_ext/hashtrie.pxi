@@ -51,7 +51,7 @@ cdef class HashTrie:
                 return -1
             i = (i + 1) & self.mask
 
-    cdef int32_t child_or_add(self, int32_t parent, uint32_t unit) noexcept nogil:
+    cdef int32_t child_or_add(self, int32_t parent, uint32_t unit) except -1 nogil:
         """Child of `parent` along `unit`, created with the next node id if absent."""
         cdef uint64_t key = (<uint64_t>parent << 32) | unit
         cdef uint64_t i = self._slot(key)
@@ -73,7 +73,7 @@ cdef class HashTrie:
             self._grow()
         return node
 
-    cdef void put(self, int32_t parent, uint32_t unit, int32_t value) noexcept nogil:
+    cdef int put(self, int32_t parent, uint32_t unit, int32_t value) except -1 nogil:
         """Store an arbitrary value under (parent, unit); used as a plain unit -> id map."""
         cdef uint64_t key = (<uint64_t>parent << 32) | unit
         cdef uint64_t i = self._slot(key)
@@ -85,8 +85,9 @@ cdef class HashTrie:
         self.vals[i] = value
         if 2 * self.used > <int64_t>self.keys.size():
             self._grow()
+        return 0
 
-    cdef void _grow(self) noexcept nogil:
+    cdef int _grow(self) except -1 nogil:
         cdef vector[uint64_t] old_keys
         cdef vector[int32_t] old_vals
         old_keys.swap(self.keys)
@@ -104,6 +105,7 @@ cdef class HashTrie:
                     i = (i + 1) & self.mask
                 self.keys[i] = old_keys[j]
                 self.vals[i] = old_vals[j]
+        return 0
 
     cdef void release(self) noexcept nogil:
         """Free the table (the trainer needs the trie only while building)."""

@@ -121,3 +121,16 @@ def naive_greedwmc(words: dict[str, int], candidates: Iterable[str], k: int) -> 
         gains.append(g)
         covered |= sets[best]
     return ranking, gains
+
+
+def literal_cover(ranked: Sequence[str], word: str) -> list[str]:
+    """Algorithm 4 as written: every occurrence of every ranked token, in (rank, position) order,
+    is applied where CANCOVER holds; the tokens are read off the uncovered gaps."""
+    m = [0] * max(len(word) - 1, 0)
+    for t in ranked:
+        for i in occurrences(t, word):
+            if can_cover(m, t, word, i):
+                for j in range(i, i + len(t) - 1):
+                    m[j] = 1
+    return [word[a:b] for a, b in zip([0] + [j + 1 for j, c in enumerate(m) if c == 0],
+                                      [j + 1 for j, c in enumerate(m) if c == 0] + [len(word)])] if word else []

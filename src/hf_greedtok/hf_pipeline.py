@@ -55,6 +55,7 @@ PIECE_SCORE = -1.0
 # because a single-unit path always exists.
 UNSELECTABLE_SCORE = -1e6
 WORD_CACHE_LIMIT = 1 << 16     # words; about 25 MB of cached tokenizers.Token lists
+WORD_CACHE_MAX_CHARS = 256     # longer words are rarely repeated, and one long line would stay
 
 # byte-level display character -> the latin-1 character of the same byte value
 _DISPLAY_TO_LATIN1 = str.maketrans({c: chr(b) for b, c in bytes_to_unicode().items()})
@@ -247,7 +248,8 @@ class _WordCache(dict):
                 pending -= 1
                 if pending == 0:
                     pos += width
-        self[word] = tokens
+        if len(word) <= WORD_CACHE_MAX_CHARS:
+            self[word] = tokens
         return tokens
 
 
