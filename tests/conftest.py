@@ -1,6 +1,7 @@
 """Shared fixtures: real corpora from ../shared/corpora (tests skip with a reason without them)."""
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 from collections import Counter
@@ -9,12 +10,23 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-try:
-    import hf_greedtok._encoder  # noqa: F401
-    import hf_greedtok._trainer  # noqa: F401
-except ImportError as e:
-    pytest.exit(f"hf_greedtok is not installed with its compiled core ({e}). Run `pip install \".[test]\"` "
-                "(or `pip install -e . --no-build-isolation` for development), then `pytest`.", returncode=4)
+
+def _require_compiled_package() -> None:
+    """Stop the run unless ``hf_greedtok`` resolves to a package with its compiled modules: the
+    tests must exercise the installed build, never a bare checkout of hf_greedtok/."""
+    spec = importlib.util.find_spec("hf_greedtok")
+    where = "nowhere (not installed)" if spec is None else str(Path(spec.origin or "?").parent)
+    try:
+        import hf_greedtok._encoder  # noqa: F401
+        import hf_greedtok._trainer  # noqa: F401
+    except ImportError as e:
+        pytest.exit(f"hf_greedtok resolves to {where}, which lacks its compiled core _encoder/_trainer ({e}). "
+                    "Run `pip install \".[test]\"` (or `pip install -e \".[test]\"` for development, which "
+                    "builds the modules beside the sources), then `pytest` (not `python -m pytest` from the "
+                    "repository root with a non-editable install).", returncode=4)
+
+
+_require_compiled_package()
 
 # Hypothesis profiles of the fuzz suite (tests/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
 # "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;

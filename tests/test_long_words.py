@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -106,7 +107,10 @@ def run_under_memory_limit(setup: str, run: str, extra_mb: int) -> subprocess.Co
         "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))",
         textwrap.dedent(run),
     ])
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    # cwd: `python -c` puts its working directory first on sys.path, and the checkout's
+    # uncompiled hf_greedtok/ must not shadow the installed package
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=tempfile.gettempdir())
 
 
 @pytest.mark.parametrize("mode", ["cover", "optimal"])

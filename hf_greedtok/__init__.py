@@ -7,6 +7,17 @@ pipeline as a ``tokenizers.Tokenizer``, and :class:`GreedTokTokenizerFast` (in
 :mod:`.tokenization_greedtok`) is the transformers tokenizer. Importing this package registers
 it with ``AutoTokenizer``.
 """
+try:
+    from . import _encoder, _trainer  # noqa: F401  (the compiled core, built by setup.py from src_ext/)
+except ModuleNotFoundError as _e:
+    if _e.name not in (f"{__name__}._encoder", f"{__name__}._trainer"):
+        raise
+    # the usual cause: a source checkout on sys.path (the working directory of `python -c`)
+    # shadows the installed package
+    raise ImportError(f"{__name__} at {__path__[0]} has no compiled core ({_e.name} is missing): this is an "
+                      "unbuilt source checkout. Build it in place with `pip install -e .`, or run from "
+                      "outside the checkout to use the installed package.", name=_e.name) from None
+
 from .core import Tokenizer
 from .file_format import GreedTokFileError
 from .models import GreedTokModel
