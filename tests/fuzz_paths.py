@@ -45,7 +45,6 @@ import argparse
 import functools
 import itertools
 import json
-import os
 import sys
 import tempfile
 from collections import defaultdict
@@ -56,10 +55,8 @@ from typing import Callable, Optional, Sequence, Union
 import regex
 from hypothesis import strategies as st
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
-CORPORA = SHARED / "corpora"
-VOCAB = SHARED / "vocab"
+from corpora import CORPORA, VOCAB
+
 
 # '<｜fim▁begin｜>' (DeepSeek's style) carries a U+2581 and full-width bars into the special tokens.
 SPECIALS = ("<|endoftext|>", "<pad>", "<\uff5cfim\u2581begin\uff5c>")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT
 
 from hf_greedtok.cli import main
 from hf_greedtok.file_format import MANIFEST_NAME

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer
 from hf_greedtok.cli import main

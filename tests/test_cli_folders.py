@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer
 from hf_greedtok.cli import main

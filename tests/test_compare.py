@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import ByteLevel, CBPETrainer, GreedTokTrainer, Metaspace
 from hf_greedtok.cli import main

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT
 
 from hf_greedtok import CBPETrainer, GreedTokTrainer, GreedWMCTrainer, Metaspace
 from hf_greedtok.cli import main

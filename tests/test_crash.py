@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer, folders, tokenization_greedtok
 from hf_greedtok.cli import main

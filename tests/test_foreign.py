@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_TEXT, VOCAB
+from corpora import EXAMPLE_TEXT, VOCAB
 
 from hf_greedtok import GreedTokFileError, Tokenizer
 

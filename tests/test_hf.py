@@ -11,7 +11,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 from tokenizers import Tokenizer as HFTokenizer
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 

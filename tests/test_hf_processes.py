@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import corpus
+from corpora import corpus
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer
 

@@ -10,7 +10,7 @@ import textwrap
 import unicodedata
 
 import pytest
-from conftest import corpus
+from corpora import corpus
 
 from hf_greedtok import (CBPETrainer, GreedTokTokenizerFast, GreedTokTrainer, Metaspace, MorphLookup,
                          MorphLookupTokenizerFast, Tokenizer)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from helpers import char_model, literal_cover, token_strings
 
 from hf_greedtok import Tokenizer, _encoder
-from conftest import VOCAB, corpus
+from corpora import VOCAB, corpus
 
 
 @contextlib.contextmanager

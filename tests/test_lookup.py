@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 import regex
+from corpora import CORPORA
 
 from hf_greedtok.lookup import SANDHI_POLICIES, STAT_KEYS, MorphLookup
 from hf_greedtok.word_counts import CorpusError
 
 CORE = regex.compile(r"[\p{L}\p{M}\u200c\u200d]+")
-REAL_TABLE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "hi_morph_segments.tsv"
+REAL_TABLE = CORPORA / "hi_morph_segments.tsv"
 
 
 def write(path: Path, text: str) -> Path:

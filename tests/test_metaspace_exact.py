@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import corpus
+from corpora import corpus
 from tokenizers import Tokenizer as HFTokenizer
 from transformers import AutoTokenizer
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import head_counts
+from corpora import head_counts
 
 from hf_greedtok import GreedTokTrainer
 

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import (ByteLevel, CBPETrainer, GreedTokModel, GreedTokTokenizerFast, GreedTokTrainer,
                          GreedWMCTrainer, Metaspace)
