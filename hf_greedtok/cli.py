@@ -26,28 +26,13 @@ and the command exits with status 143 (130 for Ctrl-C).
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import signal
 import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from transformers import PreTrainedTokenizerFast
-
-from .cbpe import CBPETrainer
-from .core import Tokenizer
-from .evaluation import evaluate_texts, evaluate_word_counts
-from .file_format import FILE_NAME, GreedTokFileError, verify_manifest
-from .folders import check_target, check_writable, write_folder
-from .lookup import SANDHI_POLICIES, MorphLookup
-from .normalizers import UnicodeNormalizer, normalizer_from_name
-from .pre_tokenizers import ByteLevel, Metaspace, replace_surrogates
-from .special_tokens import counting_pipeline
-from .tokenization_greedtok import LOOKUP_FILE, TOKENIZER_FILE, GreedTokTokenizerFast, MorphLookupTokenizerFast
-from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
-from .word_counts import ENCODING_ERRORS, CorpusError, check_learnable, count_corpus, read_token_list
-
-CONFIG_FILE = "tokenizer_config.json"
+from .defaults import DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -172,322 +157,22 @@ def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> Non
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _input_files(args: argparse.Namespace) -> list[Path]:
-    """Every file the command reads: inputs, lookup, candidates."""
-    extra = [getattr(args, name, None) for name in ("lookup", "candidates")]
-    return [Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
-
-
-def _refuse_existing(args: argparse.Namespace) -> None:
-    """The output checks of :func:`hf_greedtok.folders.write_folder`, run before any training
-    too, so that a long run never ends in one of these errors."""
-    check_target(args.output, overwrite=args.overwrite, inputs=_input_files(args))
-    check_writable(args.output)
-
-
-def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a new folder beside ``--output``, then put it in place atomically
-    (a tokenizer folder of ``train`` ends with its manifest)."""
-    write_folder(args.output, write, overwrite=args.overwrite, inputs=_input_files(args),
-                 manifest=args.command == "train")
-
-
-def _resolve_units(args: argparse.Namespace) -> str:
-    from_pre = {"byte-level": "bytes", "metaspace": "chars", None: None}[args.pre_tokenizer]
-    if args.units and from_pre and (from_pre == "bytes") != (args.units == "bytes"):
-        raise ValueError(f"--pre-tokenizer {args.pre_tokenizer} contradicts --units {args.units}")
-    units = args.units or from_pre or ("marks" if args.algorithm == "cbpe" else "bytes")
-    if args.algorithm == "cbpe" and units not in ("marks", "vowels"):
-        raise ValueError(f"--algorithm cbpe constrains script units: use --units marks or vowels "
-                         f"(for --units {units} use --algorithm bpe)")
-    if args.algorithm == "bpe" and units in ("marks", "vowels"):
-        raise ValueError(f"BPE over {units} units is CBPE: use --algorithm cbpe")
-    if args.lookup and units == "bytes":
-        raise ValueError("--lookup needs --units chars, marks or vowels (Metaspace words), not bytes")
-    return units
-
-
-def _train(args: argparse.Namespace) -> int:
-    out: Path = args.output
-    _refuse_existing(args)
-    named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
-    specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
-    for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
-        if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
-            raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
-    units = _resolve_units(args)
-    norm_name = args.normalizer or ("NFC" if units in ("marks", "vowels") or args.lookup else "none")
-    normalizer = normalizer_from_name(norm_name)
-    lookup = None
-    if args.lookup:
-        lookup = MorphLookup.load(args.lookup, sandhi=args.sandhi, language=args.lookup_language,
-                                  normalizer=None if normalizer is None else normalizer.form)
-        if not lookup.entries:
-            st = lookup.stats
-            raise CorpusError(str(args.lookup), None, f"no usable entries ({st['rows']} rows read, "
-                                                      f"{st['sandhi_skipped']} sandhi rows skipped, "
-                                                      f"{st['filtered_language']} of other languages)")
-    if args.algorithm == "greedtok":
-        hf_tok, summary = _train_greedtok(args, units, normalizer, lookup, specials, named)
-    else:
-        hf_tok, summary = _train_bpe(args, units, normalizer, lookup, specials, named)
-    _write_dir(args, hf_tok.save_pretrained)   # tokenizer.json, config, model files; manifest last
-    if lookup is not None:
-        st = lookup.stats
-        summary += (f"; lookup {args.lookup}: {st['entries']} words ({st['split_entries']} split), "
-                    f"{st['sandhi_skipped']} sandhi entries skipped, {st['conflicting_duplicates']} "
-                    "conflicting duplicates ignored")
-    print(f"{summary}; saved to {out}")
-    return 0
-
-
-def _train_greedtok(args, units, normalizer, lookup, specials, named):
-    pre = ByteLevel() if units == "bytes" else Metaspace(units=units, lookup=lookup)
-    candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
-    wc = _training_counts(args, pre, normalizer, specials)
-    k = args.vocab_size
-    if k is None:
-        fixed = 256 if units == "bytes" else 256 + len({u for w in wc for u in pre.word_units(w)})
-        k = args.total_vocab_size - fixed - len(specials)
-        if k < 1:
-            raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "
-                             f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
-    trainer = GreedTokTrainer(
-        k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
-        candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
-        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet)
-    tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
-    tok.mode = args.mode
-    hf_tok = GreedTokTokenizerFast.from_greedtok(
-        tok, mode=args.mode, add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
-        **{k: v for k, v in named.items() if v})
-    info = tok.training_info
-    if info["k_learned"] == 0:
-        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no candidate token has a positive "
-                                                        "gain (every word is one unit, or --candidates or "
-                                                        "--min-frequency leave no candidate)")
-    stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
-    took = trainer.timings
-    return hf_tok, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
-                    f"(with singletons and {len(specials)} special tokens); "
-                    f"{info['tokens_per_word']:.4f} tokens per word on the training words; "
-                    f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
-
-
-def _train_bpe(args, units, normalizer, lookup, specials, named):
-    only_greedtok = [flag for flag, used in (
-        ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode != "cover"),
-        ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
-    if only_greedtok:
-        raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
-    trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
-                          lookup=lookup, normalizer=normalizer, special_tokens=specials,
-                          min_frequency=args.min_frequency or 0, show_progress=not args.quiet)
-    wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
-    backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
-    if trainer.training_info["learned_merges"] == 0:
-        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no pair of units to merge")
-    kwargs = dict(add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
-                  **{k: v for k, v in named.items() if v})
-    if lookup is not None:
-        hf_tok = MorphLookupTokenizerFast(lookup=lookup, units=units, tokenizer_object=backend, **kwargs)
-    else:
-        hf_tok = PreTrainedTokenizerFast(tokenizer_object=backend, **kwargs)
-    info = trainer.training_info
-    return hf_tok, (f"{info['algorithm']}: learned {info['learned_merges']} merges over {info['alphabet_units']} "
-                    f"{units} units ({info['unit_merges']} unit merges); final vocab size "
-                    f"{info['final_vocab_size']}")
-
-
-def _training_counts(args: argparse.Namespace, pre, normalizer, specials: Sequence[str]) -> dict:
-    """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens)."""
-    wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
-                      encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                      prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
-    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
-    return wc
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                                      "the file is truncated or corrupted") from None
-
-
-def _check_folder(folder: Path) -> Optional[dict]:
-    """Check that ``folder`` is a complete tokenizer folder before anything parses it.
-
-    Returns tokenizer_config.json's content, or None for a ``Tokenizer.save`` folder (only
-    greedtok.json). Raises GreedTokFileError naming the missing or damaged file.
-    """
-    if not folder.is_dir():
-        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
-    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
-    if not has[CONFIG_FILE]:
-        if has[TOKENIZER_FILE]:
-            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
-            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
-                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
-        if has[FILE_NAME]:
-            return None          # Tokenizer.load checks the manifest
-        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
-    config = _read_json(folder / CONFIG_FILE)
-    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
-    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
-    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
-    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
-    if has[FILE_NAME]:
-        needed.append(FILE_NAME)
-    for name in dict.fromkeys(needed):
-        if not (folder / name).is_file():
-            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
-                                                   f"but not {name})")
-    _read_json(folder / TOKENIZER_FILE)
-    verify_manifest(folder)         # after the checks above, whose messages say more
-    return config
-
-
-def _load_hf(folder: Path, config: Optional[dict]):
-    """The transformers tokenizer of a checked folder."""
-    if config is None:
-        return GreedTokTokenizerFast.from_greedtok(Tokenizer.load(folder))
-    from transformers import AutoTokenizer
-    return AutoTokenizer.from_pretrained(str(folder))
-
-
-def _unicode_form(folder: Path) -> Optional[str]:
-    """The Unicode normalization form (NFC, ...) of a folder's tokenizer.json normalizer, if any."""
-    spec = _read_json(folder / TOKENIZER_FILE).get("normalizer") or {}
-    steps = spec.get("normalizers", [spec]) if spec.get("type") == "Sequence" else [spec]
-    forms = [s.get("type") for s in steps if s.get("type") in ("NFC", "NFD", "NFKC", "NFKD")]
-    return forms[-1] if forms else None
-
-
-def _evaluate(args: argparse.Namespace) -> int:
-    hf_tok = _load_hf(args.tokenizer, _check_folder(args.tokenizer))
-    greedtok = hf_tok.greedtok if isinstance(hf_tok, GreedTokTokenizerFast) else None
-    normalizer = getattr(greedtok, "normalizer", None)
-    gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
-    result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
-    if greedtok is not None:
-        wc = count_corpus(args.inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
-                                                          greedtok.model.special_tokens), counts=args.counts,
-                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
-                          show_progress=not args.quiet)
-        if not wc:
-            raise CorpusError(", ".join(args.inputs), None, "empty corpus: no words to evaluate")
-        result.update(evaluate_word_counts(greedtok, wc))
-    result.update(evaluate_texts(hf_tok.backend_tokenizer, args.inputs, counts=args.counts, gold=gold,
-                                 encoding_errors=args.encoding_errors))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>28}: {value}")
-    return 0
-
-
-def _encode(args: argparse.Namespace) -> int:
-    """Exit 0 when decoding gives the text back (normalized, if the tokenizer normalizes)."""
-    config = _check_folder(args.tokenizer)
-    if (args.tokenizer / FILE_NAME).is_file():
-        tok = Tokenizer.load(args.tokenizer)
-        ids = tok.encode(args.text, mode=args.mode)
-        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
-        form = tok.normalizer.form if tok.normalizer else None
-    else:
-        if args.mode is not None:
-            raise ValueError(f"--mode: {args.tokenizer} is a {config.get('tokenizer_class')} folder with one "
-                             "encoder; --mode applies to GreedTok folders")
-        hf_tok = _load_hf(args.tokenizer, config)
-        ids = hf_tok.encode(args.text, add_special_tokens=False)
-        tokens = hf_tok.convert_ids_to_tokens(ids)
-        decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
-        form = _unicode_form(args.tokenizer)
-    expected = replace_surrogates(args.text)
-    expected = UnicodeNormalizer(form)(expected) if form else expected
-    print(json.dumps({"tokens": tokens, "ids": ids, "decoded": decoded, "round_trip": decoded == args.text},
-                     ensure_ascii=False))
-    return 0 if decoded == expected else 1
-
-
-def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLevel) -> dict:
-    wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
-                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
-    check_learnable(wc, pre, ", ".join(map(str, inputs)))
-    return wc
-
-
-def _compare(args: argparse.Namespace) -> int:
-    from .compare import compare_word_counts
-    _refuse_existing(args)
-    if not args.no_plots:
-        from .plots import _pyplot
-        _pyplot()            # fail before hours of training, not after
-    pre = ByteLevel(args.pattern)
-    source = ", ".join(Path(i).name for i in args.inputs)
-    result = compare_word_counts(_corpus_counts(args, args.inputs, pre), args.vocab_sizes, targets=args.targets,
-                                 pattern=args.pattern, max_token_length=args.max_token_length, source=source,
-                                 num_threads=args.num_threads, show_progress=not args.quiet)
-    result.settings["inputs"] = [str(i) for i in args.inputs]
-
-    def write(folder: Path) -> None:
-        markdown = result.to_markdown()
-        if not args.no_plots:
-            from .plots import write_plots
-            names = [p.name for p in write_plots(result, folder, source)]
-            markdown += "\n" + "\n".join(f"![{n}]({n})" for n in names) + "\n"
-        (folder / "report.md").write_text(markdown, encoding="utf-8")
-        (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
-
-    _write_dir(args, write)
-    print("\n".join(f"{c['claim']}: {c['measured']} ({c['verdict']})" for c in result.summary["claims"]))
-    print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
-    return 0
-
-
-def _hierarchical(args: argparse.Namespace) -> int:
-    from .hierarchical import train_hierarchical
-    if len(args.inputs) < 2:
-        raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
-    _refuse_existing(args)
-    pre = ByteLevel()
-    names = [Path(i).name for i in args.inputs]
-    if len(set(names)) != len(names):
-        raise ValueError(f"domain file names must differ: {names}")
-    domains = {name: _corpus_counts(args, [path], pre) for name, path in zip(names, args.inputs)}
-    result = train_hierarchical(domains, args.vocab_size, pre_tokenizer=pre,
-                                max_token_length=args.max_token_length, show_progress=not args.quiet)
-
-    def write(folder: Path) -> None:
-        (folder / "report.md").write_text(result.to_markdown(), encoding="utf-8")
-        (folder / "report.json").write_text(result.to_json(), encoding="utf-8")
-        GreedTokTokenizerFast.from_greedtok(result.hierarchical).save_pretrained(folder / "tokenizer")
-
-    _write_dir(args, write)
-    s = result.summary
-    print(f"candidates {s['candidates_direct']:,} (direct) -> {s['candidates_hierarchical']:,} (hierarchical), "
-          f"{s['candidate_reduction']:.1f}x fewer; tokens per word {s['tokens_per_word_direct']:.4f} -> "
-          f"{s['tokens_per_word_hierarchical']:.4f} ({100 * s['compression_cost']:+.3f} %); saved to {args.output}")
-    return 0
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; bad input exits with status 2 and a one-line message naming the problem,
     Ctrl-C with 130 and SIGTERM with 143, after cleaning up (no worker, no temporary folder)."""
+    # transformers (BPE/CBPE/lookup folders) would print an advisory that PyTorch is missing;
+    # this command never needs PyTorch. setdefault: a user's own setting wins.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:      # --help, or a usage error already printed: return its status
         return e.code if isinstance(e.code, int) else 2
     restore = _handle_sigterm()
     try:
-        return {"train": _train, "evaluate": _evaluate, "encode": _encode, "compare": _compare,
-                "hierarchical": _hierarchical}[args.command](args)
-    except (CorpusError, GreedTokFileError, FileExistsError, ValueError, OSError, ImportError) as e:
+        from . import _commands      # here, not at the top: --help does without the trainer and encoders
+        return {"train": _commands.train, "evaluate": _commands.evaluate, "encode": _commands.encode,
+                "compare": _commands.compare, "hierarchical": _commands.hierarchical}[args.command](args)
+    except (FileExistsError, ValueError, OSError, ImportError) as e:   # CorpusError etc. are ValueErrors
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:

@@ -52,6 +52,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 import regex
 
+from .defaults import SANDHI_POLICIES
 from .file_format import atomic_write_text
 from .normalizers import FORMS as NORMALIZERS, UnicodeNormalizer
 from .units import UnitSplitter
@@ -59,7 +60,6 @@ from .word_counts import CorpusError
 
 __all__ = ["SANDHI_POLICIES", "NORMALIZERS", "MorphLookup"]
 
-SANDHI_POLICIES = ("skip", "error")
 STAT_KEYS = ("rows", "entries", "split_entries", "sandhi_skipped", "conflicting_duplicates",
              "repeated_rows", "filtered_language")
 TSV_EXTENSIONS = (".tsv", ".txt")

@@ -22,17 +22,15 @@ from transformers import PreTrainedTokenizerFast
 from hf_greedtok.core import Tokenizer
 from hf_greedtok.file_format import (FILE_NAME, GreedTokFileError, atomic_write_text, load_tokenizer,
                                      tokenizer_to_json, verify_file_folder, write_save_manifest)
+from hf_greedtok.hf_folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
 from hf_greedtok.hf_pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
-                                     folder_json, refresh_decoder, standard_json, unigram_vocab)
+                                     folder_json, refresh_decoder, standard_json)
 from hf_greedtok.lookup import MorphLookup
 from hf_greedtok.models import MODES
 from hf_greedtok.pre_tokenizers import Metaspace, PreTokenizer, replace_surrogates
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
 from hf_greedtok.trainers import GreedTokTrainer
 from hf_greedtok.word_counts import count_words
-
-TOKENIZER_FILE = "tokenizer.json"
-LOOKUP_FILE = "morph_lookup.tsv"
 
 
 class _CustomStepBackend:
@@ -173,7 +171,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             with open(tokenizer_file, encoding="utf-8") as f:
                 vocab = json.load(f).get("model", {}).get("vocab")
         if vocab is not None:
-            _check_same_vocab(vocab, greedtok, source)
+            check_same_vocab(vocab, greedtok, source)
         if vocab_file is not None:
             verify_file_folder(Path(vocab_file))   # after the checks above, whose messages say more
         self._tokenizer = build_backend(greedtok, mode)
@@ -268,21 +266,6 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 init[attr] = rename.get(str(value), str(value))
         return type(self)(greedtok=new, mode=self.mode, add_bos_token=self.add_bos_token,
                           add_eos_token=self.add_eos_token, **init)
-
-
-def _check_same_vocab(vocab, greedtok: Tokenizer, source: str) -> None:
-    """tokenizer.json's Unigram vocabulary must be the ranked token file's, id for id."""
-    theirs = [piece[0] if isinstance(piece, (list, tuple)) else piece for piece in vocab]
-    ours = [piece for piece, _ in unigram_vocab(greedtok)]
-    if theirs == ours:
-        return
-    if len(theirs) != len(ours):
-        problem = f"has {len(theirs)} tokens, the ranked token file {len(ours)}"
-    else:
-        i = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
-        problem = f"has {theirs[i]!r} at id {i}, the ranked token file {ours[i]!r}"
-    raise ValueError(f"{source}: {TOKENIZER_FILE} does not match {FILE_NAME}: its vocabulary {problem}. "
-                     "One of the two files was replaced or edited; re-save the tokenizer.")
 
 
 def _without_surrogates(x):

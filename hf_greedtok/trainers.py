@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from ._trainer import GreedTokCore
 from .core import Tokenizer
+from .defaults import DEFAULT_MAX_TOKEN_LENGTH
 from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token
@@ -24,7 +25,6 @@ from .special_tokens import check_counted_words, check_special_tokens, counting_
 from .units import pack_codes, unit_codes
 from .word_counts import CorpusError, check_word_length, count_corpus, count_words
 
-DEFAULT_MAX_TOKEN_LENGTH = 24
 INT64_MAX = 2**63 - 1
 
 

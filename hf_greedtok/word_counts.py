@@ -36,10 +36,10 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 from tqdm.auto import tqdm
 
 from ._trainer import MAX_WORD_UNITS
+from .defaults import ENCODING_ERRORS
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 
-ENCODING_ERRORS = ("strict", "replace", "ignore")
 _CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
 _PR_SET_PDEATHSIG = 1           # linux/prctl.h

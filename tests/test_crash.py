@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from corpora import EXAMPLE_TEXT, corpus
 
-from hf_greedtok import Tokenizer, folders, tokenization_greedtok
+from hf_greedtok import Tokenizer, folders, hf_folder
 from hf_greedtok.cli import main
 from hf_greedtok.file_format import verify_manifest
 
@@ -75,7 +75,7 @@ def inject(step: str, fail) -> None:
 
     os.rename, shutil.rmtree, folders.tempfile.mkdtemp = rename, rmtree, mkdtemp
     if step == "save files":    # tokenizer files written, the save's own manifest not
-        tokenization_greedtok.write_save_manifest = broken_manifest
+        hf_folder.write_save_manifest = broken_manifest
     if step == "write manifest":
         folders.write_manifest = broken_manifest
 
@@ -94,7 +94,7 @@ def leftovers(parent: Path, kind: str) -> list[Path]:
 def undo(monkeypatch):
     """Restore whatever :func:`inject` patches."""
     for obj, name in [(os, "rename"), (shutil, "rmtree"), (folders.tempfile, "mkdtemp"),
-                      (tokenization_greedtok, "write_save_manifest"), (folders, "write_manifest")]:
+                      (hf_folder, "write_save_manifest"), (folders, "write_manifest")]:
         monkeypatch.setattr(obj, name, getattr(obj, name))
 
 

@@ -1,0 +1,147 @@
+"""What importing hf_greedtok costs (issue 13): ``import hf_greedtok`` and the CLI's GreedTok
+commands load no transformers, datasets, matplotlib or tiktoken; every public name still
+imports; AutoTokenizer finds our classes in either import order; old folders' remote code
+still imports. Each check runs in a fresh interpreter, outside the checkout."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from corpora import EXAMPLE_TEXT
+
+import hf_greedtok
+
+HEAVY = ("transformers", "datasets", "matplotlib", "tiktoken")
+ADVISORY = "PyTorch was not found"
+
+# Every name the remote code of saved folders imports from hf_greedtok (tokenization_greedtok.py,
+# copied into each folder): folders saved by earlier versions carry these lines, so each name must
+# keep importing from the same module.
+REMOTE_CODE_IMPORTS = {
+    "hf_greedtok.core": ["Tokenizer"],
+    "hf_greedtok.file_format": ["FILE_NAME", "GreedTokFileError", "atomic_write_text", "load_tokenizer",
+                                "tokenizer_to_json", "verify_file_folder", "write_save_manifest"],
+    "hf_greedtok.hf_pipeline": ["attach", "attachment", "backend_from_folder_json", "backend_lock",
+                                "build_backend", "folder_json", "refresh_decoder", "standard_json",
+                                "unigram_vocab"],
+    "hf_greedtok.hf_folder": ["LOOKUP_FILE", "TOKENIZER_FILE", "check_same_vocab"],
+    "hf_greedtok.lookup": ["MorphLookup"],
+    "hf_greedtok.models": ["MODES"],
+    "hf_greedtok.pre_tokenizers": ["Metaspace", "PreTokenizer", "replace_surrogates"],
+    "hf_greedtok.special_tokens": ["check_special_tokens", "counting_pipeline"],
+    "hf_greedtok.trainers": ["GreedTokTrainer"],
+    "hf_greedtok.word_counts": ["count_words"],
+}
+
+
+def run_python(code: str, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``python -c code args`` in ``cwd`` (outside the checkout: the installed package), offline,
+    with transformers' advisories left on so that the tests see them."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRANSFORMERS_NO_ADVISORY_WARNINGS")}
+    env.update(HF_HUB_OFFLINE="1", HF_HOME=str(cwd / "hf_home"))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def loaded_heavy(stdout: str) -> list[str]:
+    """The heavy modules a script reported on its last stdout line (see AUDIT)."""
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+# appended to a script: print which heavy top-level packages it imported
+AUDIT = f"""
+import json, sys
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & {set(HEAVY)!r})))
+"""
+
+
+def test_import_hf_greedtok_loads_no_heavy_library(tmp_path):
+    result = run_python("import hf_greedtok" + AUDIT, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert loaded_heavy(result.stdout) == []
+    assert result.stderr == ""
+
+
+def test_every_public_name_imports_from_the_package(tmp_path):
+    names = [*hf_greedtok.__all__, "register_auto_classes", "__version__"]
+    code = f"from hf_greedtok import {', '.join(names)}\nimport hf_greedtok\nprint(hf_greedtok.metrics.__name__)"
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["hf_greedtok.metrics"]
+    assert set(hf_greedtok.__all__) <= set(dir(hf_greedtok))
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        hf_greedtok.no_such_name  # noqa: B018
+
+
+def test_remote_code_imports_keep_their_module_paths():
+    import importlib
+    for module, names in REMOTE_CODE_IMPORTS.items():
+        loaded = importlib.import_module(module)
+        assert [n for n in names if not hasattr(loaded, n)] == [], module
+
+
+@pytest.fixture(scope="module")
+def greedtok_folder(tmp_path_factory) -> Path:
+    from hf_greedtok.cli import main
+    out = tmp_path_factory.mktemp("imports") / "devil"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "300", "--pad-token", "<pad>", "-o", str(out), "--quiet"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("order", [
+    "import hf_greedtok\nfrom transformers import AutoTokenizer",
+    "from transformers import AutoTokenizer\nimport hf_greedtok",
+    "import transformers\nimport hf_greedtok\nfrom transformers import AutoTokenizer",
+    "from hf_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
+    "from hf_greedtok.tokenization_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
+    "from hf_greedtok._auto import GreedTokConfig\nfrom transformers import AutoTokenizer",
+    # libraries ask whether transformers is installed without importing it; the hook must wait
+    "import importlib.util, hf_greedtok\nimportlib.util.find_spec('transformers')\nfrom transformers import AutoTokenizer",
+], ids=["package-first", "transformers-first", "bare-transformers-first", "lazy-name", "module", "auto-module",
+        "found-before-imported"])
+def test_auto_tokenizer_finds_greedtok_in_any_import_order(greedtok_folder, tmp_path, order):
+    code = order + """
+import sys
+tok = AutoTokenizer.from_pretrained(sys.argv[1])
+assert type(tok).__module__ == "hf_greedtok.tokenization_greedtok", type(tok)
+print(type(tok).__name__, tok("The cynic")["input_ids"] == tok.greedtok.encode("The cynic"))
+"""
+    result = run_python(code, tmp_path, str(greedtok_folder))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["GreedTokTokenizerFast", "True"]
+    assert json.loads((greedtok_folder / "tokenizer_config.json").read_text())["auto_map"] == {
+        "AutoTokenizer": [None, "tokenization_greedtok.GreedTokTokenizerFast"]}
+
+
+def run_cli(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
+    """The command in a fresh interpreter, reporting the heavy modules it imported."""
+    code = "import sys\nfrom hf_greedtok.cli import main\nrc = main(sys.argv[1:])\n" + AUDIT + "sys.exit(rc)"
+    return run_python(code, tmp_path, *argv)
+
+
+def test_greedtok_train_encode_evaluate_never_import_transformers(tmp_path):
+    out = tmp_path / "devil"
+    commands = [
+        ["train", str(EXAMPLE_TEXT), "-k", "300", "--eos-token", "</s>", "--add-eos-token", "-o", str(out)],
+        ["encode", str(out), "The cynic is a blackguard"],
+        ["evaluate", str(out), str(EXAMPLE_TEXT), "--json", "--quiet"],
+    ]
+    for argv in commands:
+        result = run_cli(tmp_path, *argv)
+        assert result.returncode == 0, (argv, result.stderr)
+        assert loaded_heavy(result.stdout) == [], argv
+        assert ADVISORY not in result.stderr
+    assert (out / "tokenization_greedtok.py").is_file()
+
+
+def test_bpe_train_prints_no_pytorch_advisory(tmp_path):
+    result = run_cli(tmp_path, "train", str(EXAMPLE_TEXT), "--algorithm", "bpe", "-k", "100", "-o",
+                     str(tmp_path / "bpe"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert loaded_heavy(result.stdout) == ["transformers"]     # BPE folders are written by transformers
+    assert ADVISORY not in result.stderr
