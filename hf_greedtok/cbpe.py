@@ -41,6 +41,7 @@ from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
+from ._progress import native_progress
 from .hf_pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
 from .lookup import MorphLookup
 from .models import byte_fallback_token
@@ -288,7 +289,8 @@ def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], 
                 yield " ".join([w] * n)
                 c -= n
 
-    trainer = trainers.BpeTrainer(vocab_size=target, min_frequency=min_frequency, show_progress=show_progress,
+    trainer = trainers.BpeTrainer(vocab_size=target, min_frequency=min_frequency,
+                                  show_progress=native_progress(show_progress),
                                   initial_alphabet=[symbol[u] for u in alphabet])
     tok = HFTokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

@@ -13,8 +13,8 @@ import time
 from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from ._progress import note, progress_bar
 from ._trainer import GreedTokCore
 from .core import Tokenizer
 from .defaults import DEFAULT_MAX_TOKEN_LENGTH
@@ -233,17 +233,18 @@ class GreedTokTrainer:
         todo = k - core.n_selected
         chunk = max(1, min(500, k // 100))
         name = type(self).__name__.removesuffix("Trainer")
-        with tqdm(total=k, initial=core.n_selected, desc=name, unit=" tokens",
-                  disable=not self.show_progress) as bar:
+        with progress_bar(total=k, initial=core.n_selected, desc=name, unit=" tokens",
+                          show=self.show_progress) as bar:
             while todo > 0 and not core.exhausted:
                 done = core.step(min(chunk, todo))
                 todo -= done
-                bar.update(done)
                 if done:
+                    # refresh=False: the bar redraws on update(), at its own pace (see _progress)
                     bar.set_postfix(gain=int(core.gains_array()[-1]) if core.n_selected else 0,
-                                    tokens=core.objective)
+                                    tokens=core.objective, refresh=False)
+                bar.update(done)
         if core.exhausted and self.show_progress:
-            tqdm.write(f"{name}: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
+            note(f"{name}: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
         self._train_seconds += time.perf_counter() - started
         return self._tokenizer()
 

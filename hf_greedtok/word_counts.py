@@ -31,14 +31,16 @@ import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
 
-from tqdm.auto import tqdm
-
+from ._progress import progress_bar
 from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 _CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
@@ -320,8 +322,8 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
         check_input_file(p)
     total_bytes = sum(p.stat().st_size for p in files)
     procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
-    with tqdm(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
-              disable=not show_progress) as bar:
+    with progress_bar(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
+                      show=show_progress) as bar:
         return _run(_file_chunks(files, bar), _count_file_chunk,
                     (pre_tokenizer, normalizer, encoding_errors), procs)
 
@@ -341,7 +343,7 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
         estimate = sum(len(t) for t in sample if isinstance(t, str)) * len(texts) / max(1, len(sample))
         if estimate < _PARALLEL_MIN_BYTES:
             procs = 1
-    batches = _text_batches(tqdm(texts, desc="counting words", unit=" texts", disable=not show_progress), source)
+    batches = _text_batches(progress_bar(texts, desc="counting words", unit=" texts", show=show_progress), source)
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict"), procs)
 
 

@@ -1,0 +1,86 @@
+"""Progress bars (hf_greedtok._progress): tqdm on a terminal; in a log at most one line per
+LOG_INTERVAL seconds (none for a short run); nothing with --quiet."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from corpora import EXAMPLE_TEXT
+
+from hf_greedtok import _progress
+from hf_greedtok._progress import LOG_INTERVAL, native_progress, progress_bar
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal (and, closed, raises as a real stream does)."""
+
+    def isatty(self) -> bool:
+        if self.closed:
+            raise ValueError("I/O operation on closed file")
+        return True
+
+
+def bar_lines(text: str) -> list[str]:
+    """Every drawing of a bar in captured stderr (a redraw starts with a carriage return)."""
+    return [line for line in text.replace("\r", "\n").splitlines() if "%|" in line or "it/s]" in line]
+
+
+def train_with_stderr_in_a_file(tmp_path, *extra: str) -> str:
+    log = tmp_path / "stderr.log"
+    with open(log, "w") as err:
+        result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", str(EXAMPLE_TEXT), "-k", "2000",
+                                 "-o", str(tmp_path / "tok"), "--overwrite", *extra], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=err, text=True, timeout=300,
+                                env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert result.returncode == 0, log.read_text()
+    assert "learned 2000 tokens" in result.stdout
+    return log.read_text()
+
+
+def test_training_into_a_file_writes_at_most_a_handful_of_progress_lines(tmp_path):
+    # two bars (counting words, GreedTok); each prints nothing before LOG_INTERVAL seconds and then
+    # one line per interval: this run takes seconds, so a few lines at most even on a slow machine
+    assert len(bar_lines(train_with_stderr_in_a_file(tmp_path))) <= 4
+
+
+def test_quiet_training_writes_nothing_on_stderr(tmp_path):
+    assert train_with_stderr_in_a_file(tmp_path, "--quiet") == ""
+
+
+def test_bars_off_a_terminal_wait_and_draw_once_per_interval(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    bar = progress_bar(total=10)
+    assert (bar.mininterval, bar.delay, bar.disable) == (LOG_INTERVAL, LOG_INTERVAL, False)
+    bar.update(10)
+    bar.close()
+    assert sys.stderr.getvalue() == ""        # closed before the first interval: never drawn
+    assert not native_progress(True)
+
+
+def test_bars_on_a_terminal_keep_tqdm_defaults(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    bar = progress_bar(total=10, desc="counting words")
+    assert (bar.mininterval, bar.delay, bar.disable) == (0.1, 0, False)
+    bar.update(10)
+    bar.close()
+    assert "counting words: 100%" in sys.stderr.getvalue()
+    assert native_progress(True) and not native_progress(False)
+
+
+@pytest.mark.parametrize("stream", [io.StringIO, Terminal])
+def test_show_false_disables_every_bar(monkeypatch, stream):
+    monkeypatch.setattr(sys, "stderr", stream())
+    with progress_bar(range(3), show=False, desc="counting words") as bar:
+        assert list(bar) == [0, 1, 2]
+    assert sys.stderr.getvalue() == ""
+
+
+def test_a_closed_or_missing_stderr_counts_as_no_terminal(monkeypatch):
+    closed = Terminal()
+    closed.close()
+    for stream in (closed, None):
+        monkeypatch.setattr(sys, "stderr", stream)
+        assert not _progress.stderr_is_terminal()
