@@ -45,7 +45,7 @@ from ._progress import native_progress
 from .hf_pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
 from .lookup import MorphLookup
 from .models import byte_fallback_token
-from .normalizers import UnicodeNormalizer, normalizer_from_name
+from .normalizers import UnicodeNormalizer, check_normalizer
 from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import UNIT_KINDS, UnitSplitter
@@ -77,6 +77,7 @@ class CBPETrainer:
         show_progress: progress bars.
 
     Raises:
+        TypeError: a normalizer that is not a :class:`UnicodeNormalizer`, its name or None.
         ValueError: neither or both of num_merges/vocab_size, a target < 1, unknown units,
             a lookup with byte-level units, or an empty, whitespace-only or repeated special token.
     """
@@ -101,7 +102,7 @@ class CBPETrainer:
         self.num_merges, self.vocab_size = num_merges, vocab_size
         self.units = units
         self.lookup = lookup
-        self.normalizer = normalizer if isinstance(normalizer, UnicodeNormalizer) else normalizer_from_name(normalizer)
+        self.normalizer = check_normalizer(normalizer, "CBPETrainer", names=True)
         self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.min_frequency = min_frequency
         self.show_progress = show_progress

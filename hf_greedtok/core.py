@@ -17,8 +17,8 @@ import numpy as np
 
 from .decoders import MetaspaceDecoder
 from .models import MODES, GreedTokModel, Mode
-from .normalizers import UnicodeNormalizer
-from .pre_tokenizers import Metaspace, PreTokenizer
+from .normalizers import UnicodeNormalizer, check_normalizer
+from .pre_tokenizers import Metaspace, PreTokenizer, check_pre_tokenizer
 from .special_tokens import special_token_regex
 
 
@@ -37,6 +37,8 @@ class Tokenizer:
 
     Raises:
         ValueError: unknown mode, or pre-tokenizer and model disagree on the singletons.
+        TypeError: a pre-tokenizer or normalizer of another library (use :class:`ByteLevel`,
+            :class:`Metaspace`, :class:`UnicodeNormalizer`).
     """
 
     def __init__(self, model: GreedTokModel, pre_tokenizer: PreTokenizer, *,
@@ -44,6 +46,8 @@ class Tokenizer:
                  training_info: Optional[dict] = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        pre_tokenizer = check_pre_tokenizer(pre_tokenizer, "Tokenizer")
+        normalizer = check_normalizer(normalizer, "Tokenizer")
         if pre_tokenizer.unit_kind != model.unit_kind:
             raise ValueError(f"pre-tokenizer has {pre_tokenizer.unit_kind} singletons but the "
                              f"model has {model.unit_kind}")

@@ -61,6 +61,26 @@ class UnicodeNormalizer:
             return rust.normalize_str(replace_surrogates(text))
 
 
+def check_normalizer(value: object, owner: str, *, names: bool = False) -> Optional[UnicodeNormalizer]:
+    """``value`` as a normalizer: None, a :class:`UnicodeNormalizer`, or (with ``names``) its
+    form name such as "NFC" or "none"; ``owner`` names the class checking it.
+
+    Raises:
+        TypeError: anything else, e.g. a ``tokenizers.normalizers.NFC()``, naming the class to
+            use instead. ValueError: an unknown form name.
+    """
+    if value is None or isinstance(value, UnicodeNormalizer):
+        return value
+    if names and isinstance(value, str):
+        return normalizer_from_name(value)
+    cls = type(value)
+    form = next((f for f in (cls.__name__, str(value).upper()) if f in FORMS), "NFC")
+    got = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    accepted = "hf_greedtok.UnicodeNormalizer, its form name or None" if names else "hf_greedtok.UnicodeNormalizer or None"
+    raise TypeError(f"{owner}: normalizer must be {accepted}, got {got}; use "
+                    f"hf_greedtok.UnicodeNormalizer({form!r})")
+
+
 def normalizer_from_name(name: Optional[str]) -> Optional[UnicodeNormalizer]:
     """``None``/"none" gives no normalizer (lossless round trips); otherwise a UnicodeNormalizer."""
     if name is None or name.lower() == "none":

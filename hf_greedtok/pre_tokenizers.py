@@ -214,6 +214,32 @@ def pre_tokenizer_from_dict(spec: dict[str, Any]) -> PreTokenizer:
     raise ValueError(f"unknown pre-tokenizer type {kind!r}")
 
 
+def type_name(value: object) -> str:
+    """``module.Class`` of ``value``'s type, as errors name it (builtins without the module)."""
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def check_pre_tokenizer(value: object, owner: str) -> PreTokenizer:
+    """``value`` if it is a pre-tokenizer of this package (:class:`ByteLevel`, :class:`Metaspace`,
+    or a foreign vocabulary's); ``owner`` names the class checking it.
+
+    Raises:
+        TypeError: anything else, e.g. a ``tokenizers.pre_tokenizers.ByteLevel()``, naming the
+            class to use instead.
+    """
+    from .foreign import HFPreTokenizer      # here: foreign imports this module
+    if isinstance(value, (ByteLevel, Metaspace, HFPreTokenizer)):
+        return value  # type: ignore[return-value]
+    name = type(value).__name__
+    use = f"hf_greedtok.{name}()" if name in ("ByteLevel", "Metaspace") else \
+        "hf_greedtok.ByteLevel() (byte-level units) or hf_greedtok.Metaspace() (character units)"
+    rust = " (a tokenizers pre-tokenizer runs in Rust and cannot drive GreedTok's encoders)" \
+        if type(value).__module__.startswith("tokenizers") else ""
+    raise TypeError(f"{owner}: pre_tokenizer must be hf_greedtok.ByteLevel or hf_greedtok.Metaspace, got "
+                    f"{type_name(value)}{rust}; use {use}")
+
+
 def pre_tokenizer_from_name(name: str) -> PreTokenizer:
     """"byte-level" (or "bytes") or "metaspace" (or "chars")."""
     key = name.lower().replace("_", "-")

@@ -19,8 +19,8 @@ from ._trainer import GreedTokCore
 from .core import Tokenizer
 from .defaults import DEFAULT_MAX_TOKEN_LENGTH
 from .models import GreedTokModel, pack_units
-from .normalizers import UnicodeNormalizer, normalizer_from_name
-from .pre_tokenizers import ByteLevel, PreTokenizer, Token
+from .normalizers import UnicodeNormalizer, check_normalizer
+from .pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import pack_codes, unit_codes
 from .word_counts import CorpusError, check_word_length, count_corpus, count_words
@@ -58,6 +58,9 @@ class GreedTokTrainer:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
             shorter than 2 singletons, a pinned token listed twice, or an empty, whitespace-only
             or repeated special token.
+        TypeError: a pre-tokenizer or normalizer of another library, e.g.
+            ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
+            :class:`UnicodeNormalizer`).
     """
 
     relaxed: ClassVar[bool] = False
@@ -79,9 +82,9 @@ class GreedTokTrainer:
         self.vocab_size = int(vocab_size)
         self.max_token_length = int(max_token_length)
         self.min_frequency = int(min_frequency)
-        self.pre_tokenizer: PreTokenizer = pre_tokenizer or ByteLevel()
-        self.normalizer = normalizer_from_name(normalizer) if isinstance(normalizer, str) or normalizer is None \
-            else normalizer
+        owner = type(self).__name__
+        self.pre_tokenizer = ByteLevel() if pre_tokenizer is None else check_pre_tokenizer(pre_tokenizer, owner)
+        self.normalizer = check_normalizer(normalizer, owner, names=True)
         self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.pinned = [self.pre_tokenizer.word_units(t) for t in pinned_tokens]
         for t, units in zip(pinned_tokens, self.pinned):
