@@ -16,9 +16,24 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._import_hooks import importing, register_post_import_hook
+
+if TYPE_CHECKING:      # the names as type checkers see them; at run time __getattr__ imports them
+    from ._auto import GreedTokConfig, register_auto_classes
+    from .cbpe import CBPETrainer
+    from .core import Tokenizer
+    from .file_format import GreedTokFileError
+    from .hf_pipeline import export_optimal_tokenizer_json
+    from .lookup import MorphLookup
+    from .models import GreedTokModel
+    from .normalizers import UnicodeNormalizer
+    from .pre_tokenizers import ByteLevel, Metaspace
+    from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
+    from .trainers import GreedTokTrainer, GreedWMCTrainer
+    from .units import UnitSplitter
+    from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
 
 __version__ = "0.1.0"
 
