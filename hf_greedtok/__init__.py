@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._import_hooks import importing, register_post_import_hook
 
 if TYPE_CHECKING:      # the names as type checkers see them; at run time __getattr__ imports them
-    from ._auto import GreedTokConfig, register_auto_classes
+    from ._auto import GreedTokConfig, register_auto_classes  # noqa: F401  (public, outside __all__)
     from .cbpe import CBPETrainer
     from .core import Tokenizer
     from .file_format import GreedTokFileError
