@@ -65,6 +65,9 @@ def _resolve_units(args: argparse.Namespace) -> str:
 
 
 def train(args: argparse.Namespace) -> int:
+    """``hf-greedtok train``: count the inputs' words, train GreedTok (or BPE/CBPE) and write
+    the transformers folder ``--output``; returns 0. Raises ValueError, CorpusError or OSError
+    for bad arguments or inputs (``cli.main`` prints them in one line, exit 2)."""
     out: Path = args.output
     _refuse_existing(args)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
@@ -236,6 +239,9 @@ def _unicode_form(folder: Path) -> Optional[str]:
 
 
 def evaluate(args: argparse.Namespace) -> int:
+    """``hf-greedtok evaluate``: print the metrics of a saved tokenizer on the inputs (one JSON
+    object with ``--json``); returns 0. Raises GreedTokFileError for a damaged folder,
+    CorpusError for unreadable inputs."""
     greedtok, backend = _load_backend(args.tokenizer)
     normalizer = getattr(greedtok, "normalizer", None)
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
@@ -259,7 +265,8 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def encode(args: argparse.Namespace) -> int:
-    """Exit 0 when decoding gives the text back (normalized, if the tokenizer normalizes)."""
+    """``hf-greedtok encode``: print a text's tokens and ids as JSON; returns 0 when decoding
+    gives the text back (normalized, if the tokenizer normalizes), else 1."""
     config = _check_folder(args.tokenizer)
     if (args.tokenizer / FILE_NAME).is_file():
         tok = Tokenizer.load(args.tokenizer)
@@ -290,6 +297,8 @@ def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLev
 
 
 def compare(args: argparse.Namespace) -> int:
+    """``hf-greedtok compare``: GreedTok vs BPE vs GreedWMC on one corpus, written as report.md,
+    report.json and plots to ``--output``; returns 0."""
     from .compare import compare_word_counts
     _refuse_existing(args)
     if not args.no_plots:
@@ -318,6 +327,8 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def hierarchical(args: argparse.Namespace) -> int:
+    """``hf-greedtok hierarchical``: one GreedTok run per input, then one on their tokens'
+    substrings; report and tokenizer folder to ``--output``; returns 0."""
     from .hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
