@@ -26,7 +26,9 @@ def _require_compiled_package() -> None:
                     "repository root with a non-editable install).", returncode=4)
 
 
-_require_compiled_package()
+def pytest_configure(config: pytest.Config) -> None:
+    # before any test module imports hf_greedtok; pytest.exit here prints just the message
+    _require_compiled_package()
 
 # Hypothesis profiles of the fuzz suite (tests/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
 # "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import textwrap
@@ -145,3 +146,45 @@ def test_bpe_train_prints_no_pytorch_advisory(tmp_path):
     assert result.returncode == 0, result.stderr
     assert loaded_heavy(result.stdout) == ["transformers"]     # BPE folders are written by transformers
     assert ADVISORY not in result.stderr
+
+
+@pytest.fixture()
+def bare_checkout(tmp_path) -> Path:
+    """A directory holding hf_greedtok/ as a source checkout has it: the .py files, no compiled core."""
+    package = tmp_path / "hf_greedtok"
+    package.mkdir()
+    for source in Path(hf_greedtok.__file__).parent.glob("*.py"):
+        (package / source.name).write_bytes(source.read_bytes())
+    return tmp_path
+
+
+def run_without_pth_files(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``python -S argv`` with site-packages on sys.path but none of its .pth files run: an
+    editable install's import finder (a .pth file) would otherwise resolve hf_greedtok's compiled
+    modules from the development checkout whatever directory shadows the package."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(site.getsitepackages())}
+    return subprocess.run([sys.executable, "-S", *argv], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+
+
+def test_an_unbuilt_checkout_on_sys_path_fails_with_a_clear_message(bare_checkout):
+    result = run_without_pth_files(["-c", "import hf_greedtok"], bare_checkout)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"ImportError: hf_greedtok at {bare_checkout / 'hf_greedtok'} has no compiled core (_encoder, _trainer "
+        "missing): this is an unbuilt source checkout. Build it in place with `pip install -e .`, or run from "
+        "outside the checkout to use the installed package.")
+
+
+def test_pytest_refuses_to_test_an_unbuilt_checkout(bare_checkout):
+    tests = bare_checkout / "tests"
+    tests.mkdir()
+    for name in ("conftest.py", "corpora.py"):
+        (tests / name).write_bytes((Path(__file__).parent / name).read_bytes())
+    (tests / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
+    # python -m pytest puts the working directory, hence the bare checkout, first on sys.path
+    result = run_without_pth_files(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], bare_checkout)
+    assert result.returncode == 4
+    assert f"Exit: hf_greedtok resolves to {bare_checkout / 'hf_greedtok'}, which lacks its compiled core" \
+        in result.stdout + result.stderr
+    assert "passed" not in result.stdout
