@@ -2,9 +2,10 @@
 CBPE's Rust trainer):
 
 * on a terminal: tqdm as usual, redrawn in place;
-* anywhere else (CI logs, a redirected stderr), where every redraw is a new line: nothing for
-  a run shorter than :data:`LOG_INTERVAL` seconds, then at most one line per interval, plus
-  the final one; tokenizers' Rust bars, which cannot be slowed down, are off;
+* anywhere else (CI logs, a redirected stderr), where every redraw is a new line: a line when
+  the bar starts, then at most one per :data:`LOG_INTERVAL` seconds, and the final one (a log
+  shows what started, that it is alive, and how long it took); tokenizers' Rust bars, which
+  cannot be slowed down, are off;
 * ``show=False`` (the CLI's ``--quiet``, ``show_progress=False``): nothing at all.
 
 Jupyter widgets (what ``tqdm.auto`` picks in a notebook) redraw in place and keep tqdm's defaults.
@@ -35,11 +36,10 @@ def progress_bar(iterable: Optional[Iterable] = None, *, show: bool = True, **kw
         iterable: wrapped as by ``tqdm(iterable)``; None for a bar driven by ``update(n)``.
         show: False disables the bar (it still counts, and prints nothing).
         **kwargs: tqdm's options (``total``, ``desc``, ``unit``, ...); an explicit
-            ``mininterval`` or ``delay`` (seconds) overrides the policy.
+            ``mininterval`` (seconds) overrides the policy.
     """
     if show and not _WIDGETS and not stderr_is_terminal():
         kwargs.setdefault("mininterval", LOG_INTERVAL)
-        kwargs.setdefault("delay", LOG_INTERVAL)
     return tqdm(iterable, disable=not show, **kwargs)
 
 

@@ -80,10 +80,16 @@ def test_every_public_name_imports_from_the_package(tmp_path):
 
 
 def test_remote_code_imports_keep_their_module_paths():
+    import ast
     import importlib
     for module, names in REMOTE_CODE_IMPORTS.items():
         loaded = importlib.import_module(module)
         assert [n for n in names if not hasattr(loaded, n)] == [], module
+    # what today's copy imports joins the list: folders saved from now on carry it
+    source = Path(hf_greedtok.__file__).with_name("tokenization_greedtok.py").read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hf_greedtok"):
+            assert {a.name for a in node.names} <= set(REMOTE_CODE_IMPORTS.get(node.module, ())), node.module
 
 
 @pytest.fixture(scope="module")

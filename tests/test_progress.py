@@ -1,5 +1,5 @@
-"""Progress bars (hf_greedtok._progress): tqdm on a terminal; in a log at most one line per
-LOG_INTERVAL seconds (none for a short run); nothing with --quiet."""
+"""Progress bars (hf_greedtok._progress): tqdm on a terminal; in a log a line at the start, at
+most one per LOG_INTERVAL seconds, and one at the end; nothing with --quiet."""
 from __future__ import annotations
 
 import io
@@ -41,29 +41,33 @@ def train_with_stderr_in_a_file(tmp_path, *extra: str) -> str:
 
 
 def test_training_into_a_file_writes_at_most_a_handful_of_progress_lines(tmp_path):
-    # two bars (counting words, GreedTok); each prints nothing before LOG_INTERVAL seconds and then
-    # one line per interval: this run takes seconds, so a few lines at most even on a slow machine
-    assert len(bar_lines(train_with_stderr_in_a_file(tmp_path))) <= 4
+    # two bars (counting words, GreedTok), each drawn when it starts and ends and at most once
+    # per LOG_INTERVAL in between: this run takes seconds (a terminal would get dozens of redraws)
+    lines = bar_lines(train_with_stderr_in_a_file(tmp_path))
+    assert len(lines) <= 6
+    assert lines[-1].startswith("GreedTok: 100%|")
 
 
 def test_quiet_training_writes_nothing_on_stderr(tmp_path):
     assert train_with_stderr_in_a_file(tmp_path, "--quiet") == ""
 
 
-def test_bars_off_a_terminal_wait_and_draw_once_per_interval(monkeypatch):
+def test_bars_off_a_terminal_draw_start_end_and_once_per_interval(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    bar = progress_bar(total=10)
-    assert (bar.mininterval, bar.delay, bar.disable) == (LOG_INTERVAL, LOG_INTERVAL, False)
-    bar.update(10)
+    bar = progress_bar(total=10, desc="counting words")
+    assert (bar.mininterval, bar.disable) == (LOG_INTERVAL, False)
+    for _ in range(10):
+        bar.update(1)                          # within the interval: no redraw
     bar.close()
-    assert sys.stderr.getvalue() == ""        # closed before the first interval: never drawn
+    assert [line.split("|")[0] for line in bar_lines(sys.stderr.getvalue())] == ["counting words:   0%",
+                                                                                "counting words: 100%"]
     assert not native_progress(True)
 
 
 def test_bars_on_a_terminal_keep_tqdm_defaults(monkeypatch):
     monkeypatch.setattr(sys, "stderr", Terminal())
     bar = progress_bar(total=10, desc="counting words")
-    assert (bar.mininterval, bar.delay, bar.disable) == (0.1, 0, False)
+    assert (bar.mininterval, bar.disable) == (0.1, False)
     bar.update(10)
     bar.close()
     assert "counting words: 100%" in sys.stderr.getvalue()
