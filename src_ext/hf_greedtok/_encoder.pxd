@@ -54,6 +54,7 @@ cdef class _Worker:
     cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
     cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next
     cdef vector[int32_t] bucket_next
+    cdef vector[uint8_t] bucket_unsorted
     cdef vector[uint32_t] units
     cdef vector[int32_t] tmp
 

@@ -142,14 +142,18 @@ cdef class _Worker:
         return 0
 
 
-cdef inline void _append(int32_t* head, int32_t* tail, int32_t* nxt, int32_t r, int32_t i) noexcept nogil:
-    """Append position i to bucket r's list (nothing if r < 0)."""
+cdef inline void _append(int32_t* head, int32_t* tail, int32_t* nxt, uint8_t* unsorted,
+                         int32_t r, int32_t i) noexcept nogil:
+    """Append position i to bucket r's list (nothing if r < 0); flag the bucket when i comes
+    before its last position."""
     if r < 0:
         return
     nxt[i] = -1
     if tail[r] < 0:
         head[r] = i
     else:
+        if tail[r] > i:
+            unsorted[r] = 1
         nxt[tail[r]] = i
     tail[r] = i
 
@@ -371,20 +375,23 @@ cdef class RankedEncoder:
         wk.bucket_head.assign(k, -1)
         wk.bucket_tail.assign(k, -1)
         wk.bucket_next.resize(n)
+        wk.bucket_unsorted.assign(k, 0)
         cdef uint8_t* cov = wk.cov.data()
+        cdef uint8_t* unsorted = wk.bucket_unsorted.data()
         cdef int32_t* head = wk.bucket_head.data()
         cdef int32_t* tail = wk.bucket_tail.data()
         cdef int32_t* nxt = wk.bucket_next.data()
         for i in range(n - 1):
-            _append(head, tail, nxt, self._next_rank(u, n, i, -1, cov), <int32_t>i)
+            _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, -1, cov), <int32_t>i)
         for r in range(k):
             if head[r] < 0:
                 continue
             # Appends made while one bucket is processed are in increasing position order,
             # so a bucket is a few increasing runs: merge them in place.
-            pos = _sort_list(head[r], nxt)
+            pos = _sort_list(head[r], nxt) if unsorted[r] else head[r]
             head[r] = -1
             tail[r] = -1
+            unsorted[r] = 0
             L = self.prio_len[r]
             while pos >= 0:
                 i = pos
@@ -394,7 +401,7 @@ cdef class RankedEncoder:
                 e = i + L
                 if e == n or not cov[e - 1]:
                     memset(cov + i, 1, L - 1)
-                _append(head, tail, nxt, self._next_rank(u, n, i, r, cov), <int32_t>i)
+                _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, r, cov), <int32_t>i)
         return self._emit_cover(u, n, cov, out)
 
     cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
