@@ -159,3 +159,24 @@ def test_cover_of_a_long_run_of_spaces_fits_in_linear_memory(cl100k):
     assert result.returncode == 0, result.stderr
     cover_len, optimal_len = map(int, result.stdout.split())
     assert optimal_len <= cover_len
+
+
+def test_a_pooled_worker_frees_what_a_long_word_grew():
+    """After a 20M-unit word in both modes (about 260 MB of scratch), the process is back near
+    where it started: pooled workers do not keep their long-word buffers."""
+    script = textwrap.dedent("""
+        from hf_greedtok import Tokenizer
+        tok = Tokenizer.from_tiktoken(%r)
+        def rss_mb():
+            return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:")) / 1024
+        tok.model.encoder.encode_words(["warm up"], "cover")
+        word = "ab" * 10_000_000
+        before = rss_mb()
+        for mode in ("cover", "optimal"):
+            ids, _ = tok.model.encoder.encode_words([word], mode)
+            del ids
+        print(round(rss_mb() - before))
+    """) % str(VOCAB / "cl100k_base.tiktoken")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.split()[-1]) < 40

@@ -59,6 +59,7 @@ cdef class _Worker:
     cdef vector[int32_t] tmp
 
     cdef int _reset(self, int m) except -1 nogil
+    cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil
     cdef int insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,

@@ -64,6 +64,7 @@ cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
 
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
+cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
 
 
 cdef class _Worker:
@@ -105,6 +106,22 @@ cdef class _Worker:
                     i = (i + 1) & mask
                 self.table[m][i] = old[j]
         return 0
+
+    cdef void _trim(self) noexcept nogil:
+        """Free scratch buffers a long word grew, so a pooled worker does not keep hundreds of
+        MB after one long line (swapping with an empty vector frees without allocating)."""
+        if self.units.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint32_t]().swap(self.units)
+        if self.cov.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint8_t]().swap(self.cov)
+        if self.back_start.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int32_t]().swap(self.back_start)
+        if self.bucket_next.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int32_t]().swap(self.bucket_next)
+        if self.matches.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint64_t]().swap(self.matches)
+        if self.tmp.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int32_t]().swap(self.tmp)
 
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
         """Index of the cache entry for this word, or -1."""
@@ -541,6 +558,7 @@ cdef class RankedEncoder:
 
     cdef void _release(self, _Worker wk):
         if len(self._free_workers) < 8:
+            wk._trim()
             self._free_workers.append(wk)
 
     def encode_word(self, word, str mode="cover"):
