@@ -74,6 +74,26 @@ def test_long_word_cover_equals_the_short_word_cover_on_real_text(cl100k):
     assert (offsets == expected_offsets).all() and (got == expected).all()
 
 
+@pytest.fixture(scope="module")
+def cl100k_encoder_pair(cl100k):
+    """Two cold copies of cl100k's encoder: one only ever runs the long-word cover, so neither
+    word cache hands one cover's result to the other."""
+    args = cl100k.model.encoder.__reduce__()[1]
+    return _encoder.RankedEncoder(*args), _encoder.RankedEncoder(*args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=300))
+def test_long_word_cover_equals_the_sort_based_cover_on_any_unicode(cl100k, cl100k_encoder_pair, text):
+    """Arbitrary Unicode (lone surrogates included), whole and split by the GPT-4 pattern."""
+    sort_based, long_word = cl100k_encoder_pair
+    words = [text, *cl100k.pre_tokenize(text)]
+    with long_word_cover_for_every_word():
+        got, got_offsets = long_word.encode_words(words, "cover")
+    expected, offsets = sort_based.encode_words(words, "cover")
+    assert (got_offsets == offsets).all() and (got == expected).all()
+
+
 def test_words_past_the_bound_equal_the_sort_based_cover(cl100k):
     """Real text glued into words of 4,096+ units, encoded with the bound raised above them."""
     text = corpus("code_python_stdlib.txt").read_text(encoding="utf-8")[:200_000]
