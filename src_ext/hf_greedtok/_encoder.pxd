@@ -56,7 +56,6 @@ cdef class _Worker:
     cdef vector[int32_t] bucket_next
     cdef vector[uint8_t] bucket_unsorted
     cdef vector[uint32_t] units
-    cdef vector[int32_t] tmp
 
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil

@@ -120,8 +120,6 @@ cdef class _Worker:
             vector[int32_t]().swap(self.bucket_next)
         if self.matches.capacity() > SCRATCH_KEEP_UNITS:
             vector[uint64_t]().swap(self.matches)
-        if self.tmp.capacity() > SCRATCH_KEEP_UNITS:
-            vector[int32_t]().swap(self.tmp)
 
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
         """Index of the cache entry for this word, or -1."""
@@ -457,19 +455,28 @@ cdef class RankedEncoder:
                 if p >= 0 and d + 1 < dp[(j + 1) & mask]:
                     dp[(j + 1) & mask] = d + 1
                     back[j + 1] = <int32_t>i
-        wk.tmp.clear()
+        # dp[n] is the number of ids; write them back to front, so the path needs no buffer.
+        cdef int64_t w = <int64_t>out.size() + dp[n & mask], s, b, nb
+        out.resize(w)
+        cdef int32_t* dst = out.data()
         e = n
         while e > 0:
-            wk.tmp.push_back(<int32_t>e)
-            e = back[e]
-        cdef int64_t q, s
-        for q in range(<int64_t>wk.tmp.size() - 1, -1, -1):
-            e = wk.tmp[q]
             s = back[e]
-            if e - s == 1:                  # ranked tokens have >= 2 units
-                self._emit_single(u[s], out)
-            else:
-                out.push_back(self.prio_id[self._rank_of(u + s, e - s)])
+            if e - s > 1:                   # ranked tokens have >= 2 units
+                w -= 1
+                dst[w] = self.prio_id[self._rank_of(u + s, e - s)]
+            elif self.byte_level:
+                w -= 1
+                dst[w] = self.byte_ids[u[s] & 0xFF]
+            elif self.singles.child(0, u[s]) >= 0:
+                w -= 1
+                dst[w] = self.singles.child(0, u[s])
+            else:                           # byte fallback, in the order _emit_single uses
+                nb = _utf8(u[s], buf)
+                w -= nb
+                for b in range(nb):
+                    dst[w + b] = self.byte_ids[buf[b]]
+            e = s
         return 0
 
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
@@ -492,6 +499,10 @@ cdef class RankedEncoder:
         if n > 0x7FFFFFFF:
             with gil:
                 raise ValueError(f"a word of {n} units is longer than the encoders' limit of 2**31 - 1")
+        if n > CACHE_MAX_UNITS and out.size() + n > out.capacity():
+            # A long word emits at most n ids at byte level (usually far fewer): reserve them
+            # once rather than let doubling hold 1.5x the ids at the last reallocation.
+            out.reserve(max(out.size() + n, 2 * out.capacity()))
         before = out.size()
         if mode == 0:
             self._cover(u, n, wk, out)
