@@ -1,7 +1,9 @@
-"""Compiles the Cython core: every ``src_ext/NAME.pyx`` becomes the module ``hf_greedtok.NAME``.
+"""Compiles the Cython core: every ``src_ext/hf_greedtok/NAME.pyx`` becomes the module
+``hf_greedtok.NAME``, beside the Python package in ``hf_greedtok/`` (see pyproject.toml).
 
-A new ``.pyx`` file needs no change here; ``.pxd``/``.pxi`` files beside it are found through
-``include_path``. ``pip install -e .`` builds the modules in place, beside ``hf_greedtok/*.py``.
+A new ``.pyx`` file needs no change here. Sources sit in ``src_ext/hf_greedtok/`` so that
+Cython finds each module's ``.pxd`` by its package name (``from hf_greedtok._hashtrie cimport
+HashTrie``) through ``include_path``. ``pip install -e .`` builds the modules in place.
 """
 from pathlib import Path
 
@@ -9,12 +11,12 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 COMPILE_ARGS = ["-O3", "-std=c++17"]
+SOURCES = Path("src_ext") / "hf_greedtok"
 
 # relative, sorted paths: setuptools refuses absolute source paths, and a stable order keeps builds reproducible
 extensions = [
     Extension(f"hf_greedtok.{pyx.stem}", [pyx.as_posix()], language="c++", extra_compile_args=COMPILE_ARGS)
-    for pyx in sorted(Path("src_ext").glob("*.pyx"))
+    for pyx in sorted(SOURCES.glob("*.pyx"))
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": 3},
-                            include_path=["src_ext"]))
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}, include_path=["src_ext"]))

@@ -1,11 +1,41 @@
-"""One shared thread pool for the native batch encoders (their loops run without the GIL)."""
+"""Thread fan-out for the native encoders: their loops run without the GIL, so disjoint slices
+of a batch encode in parallel."""
 from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
+
+import numpy as np
+
+MIN_WORDS_PER_THREAD = 2048   # below this, starting threads costs more than it saves
 
 
 @functools.lru_cache(maxsize=None)
 def thread_pool(num_threads: int) -> ThreadPoolExecutor:
     """A process-wide pool with ``num_threads`` workers, created on first use."""
     return ThreadPoolExecutor(max_workers=num_threads, thread_name_prefix="hf-greedtok")
+
+
+def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.ndarray]], words: Sequence,
+                      mode: str, num_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """``encode(words, mode)`` on ``num_threads`` threads, each on one contiguous slice.
+
+    Returns the same (ids int32[T], offsets int64[len(words) + 1]) as one call, whatever the
+    thread count.
+
+    Raises:
+        ValueError: num_threads < 1; and whatever ``encode`` raises.
+    """
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+    words = words if isinstance(words, (list, tuple)) else list(words)
+    n = len(words)
+    threads = min(num_threads, n // MIN_WORDS_PER_THREAD)
+    if threads <= 1:
+        return encode(words, mode)
+    bounds = [n * t // threads for t in range(threads + 1)]
+    parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode), range(threads)))
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([np.diff(o) for _, o in parts]), out=offsets[1:])
+    return np.concatenate([i for i, _ in parts]), offsets

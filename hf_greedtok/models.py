@@ -21,6 +21,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from ._encoder import RankedEncoder
+from ._threads import encode_in_threads
 from .pre_tokenizers import ByteLevel, Token, replace_surrogates
 from .special_tokens import check_special_tokens
 from .units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
@@ -186,7 +187,7 @@ class GreedTokModel:
             ValueError: unknown mode. TypeError: a word is not str (or bytes at byte level).
         """
         if self.splitter is None:
-            return self.encoder.encode_words(words, mode, num_threads)
+            return encode_in_threads(self.encoder.encode_words, words, mode, num_threads)
         split = self.splitter.split
         units = []
         for k, w in enumerate(words):

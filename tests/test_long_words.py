@@ -75,6 +75,26 @@ def test_long_word_cover_equals_the_short_word_cover_on_real_text(cl100k):
     assert (offsets == expected_offsets).all() and (got == expected).all()
 
 
+@pytest.fixture(scope="module")
+def cl100k_encoder_pair(cl100k):
+    """Two cold copies of cl100k's encoder: one only ever runs the long-word cover, so neither
+    word cache hands one cover's result to the other."""
+    args = cl100k.model.encoder.__reduce__()[1]
+    return _encoder.RankedEncoder(*args), _encoder.RankedEncoder(*args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=300))
+def test_long_word_cover_equals_the_sort_based_cover_on_any_unicode(cl100k, cl100k_encoder_pair, text):
+    """Arbitrary Unicode (lone surrogates included), whole and split by the GPT-4 pattern."""
+    sort_based, long_word = cl100k_encoder_pair
+    words = [text, *cl100k.pre_tokenize(text)]
+    with long_word_cover_for_every_word():
+        got, got_offsets = long_word.encode_words(words, "cover")
+    expected, offsets = sort_based.encode_words(words, "cover")
+    assert (got_offsets == offsets).all() and (got == expected).all()
+
+
 def test_words_past_the_bound_equal_the_sort_based_cover(cl100k):
     """Real text glued into words of 4,096+ units, encoded with the bound raised above them."""
     text = corpus("code_python_stdlib.txt").read_text(encoding="utf-8")[:200_000]
@@ -163,3 +183,25 @@ def test_cover_of_a_long_run_of_spaces_fits_in_linear_memory(cl100k):
     assert result.returncode == 0, result.stderr
     cover_len, optimal_len = map(int, result.stdout.split())
     assert optimal_len <= cover_len
+
+
+def test_a_pooled_worker_frees_what_a_long_word_grew():
+    """After a 20M-unit word in both modes (about 260 MB of scratch), the process is back near
+    where it started: pooled workers do not keep their long-word buffers."""
+    script = textwrap.dedent("""
+        from hf_greedtok import Tokenizer
+        tok = Tokenizer.from_tiktoken(%r)
+        def rss_mb():
+            return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:")) / 1024
+        tok.model.encoder.encode_words(["warm up"], "cover")
+        word = "ab" * 10_000_000
+        before = rss_mb()
+        for mode in ("cover", "optimal"):
+            ids, _ = tok.model.encoder.encode_words([word], mode)
+            del ids
+        print(round(rss_mb() - before))
+    """) % str(VOCAB / "cl100k_base.tiktoken")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            cwd=tempfile.gettempdir())     # outside the checkout: see run_under_memory_limit
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.split()[-1]) < 40

@@ -1,26 +1,9 @@
-# Shared by _trainer.pyx and _encoder.pyx (textual include).
-#
-# A trie over unit sequences stored as one open-addressing hash table keyed by
-# (parent node, unit). Nodes are dense int32 ids, the root is 0. A hash table
-# instead of per-node child arrays keeps memory proportional to the number of
-# nodes whatever the alphabet (256 bytes or 100k+ code points).
-
-from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
-from libcpp.vector cimport vector
-cimport cython
-
-cdef uint64_t _EMPTY_KEY = 0xFFFFFFFFFFFFFFFFULL
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The trie's table growth and inserts (lookups are inline in _hashtrie.pxd)."""
 
 
-@cython.final
 cdef class HashTrie:
-    cdef vector[uint64_t] keys
-    cdef vector[int32_t] vals
-    cdef uint64_t mask
-    cdef int shift
-    cdef int64_t used
-    cdef public int32_t n_nodes
-
     def __cinit__(self, int64_t expected_nodes=1024):
         cdef int64_t cap = 16
         cdef int bits = 4
@@ -33,23 +16,6 @@ cdef class HashTrie:
         self.shift = 64 - bits
         self.used = 0
         self.n_nodes = 1
-
-    cdef inline uint64_t _slot(self, uint64_t key) noexcept nogil:
-        # Fibonacci hashing: the high bits of key * 2^64/phi are well mixed.
-        return (key * <uint64_t>0x9E3779B97F4A7C15ULL) >> self.shift
-
-    cdef inline int32_t child(self, int32_t parent, uint32_t unit) noexcept nogil:
-        """Child of `parent` along `unit`, or -1."""
-        cdef uint64_t key = (<uint64_t>parent << 32) | unit
-        cdef uint64_t i = self._slot(key)
-        cdef uint64_t k
-        while True:
-            k = self.keys[i]
-            if k == key:
-                return self.vals[i]
-            if k == _EMPTY_KEY:
-                return -1
-            i = (i + 1) & self.mask
 
     cdef int32_t child_or_add(self, int32_t parent, uint32_t unit) except -1 nogil:
         """Child of `parent` along `unit`, created with the next node id if absent."""

@@ -31,9 +31,12 @@ selecting it covers all of them. Gains then only fall (coverage is submodular), 
 ever rises. The paper's d_inst (Section 5.3) is the GreedTok objective over this one.
 """
 
-include "hashtrie.pxi"
-
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
+from libcpp.vector cimport vector
+cimport cython
+
+from hf_greedtok._hashtrie cimport HashTrie
 from libcpp.algorithm cimport sort as cpp_sort
 
 import numpy as np

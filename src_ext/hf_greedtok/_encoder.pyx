@@ -3,9 +3,11 @@
 """Encoders over one ranked vocabulary.
 
 * ``cover``: Algorithm 4 of Lim, Choo & Lauw (2025), Appendix A.2. All occurrences of ranked
-  tokens in the word are sorted by (rank, position) and each is applied when CANCOVER holds,
-  over one covered-flag per gap, exactly as the trainer applies them. Two adjacent instances
-  of one token therefore stay two tokens (the reference encoder merges them).
+  tokens in the word are taken in (rank, position) order and each is applied when CANCOVER
+  holds, over one covered-flag per gap, exactly as the trainer applies them. Two adjacent
+  instances of one token therefore stay two tokens (the reference encoder merges them). Words
+  sort their occurrences; words of 4,096+ units, which can hold n x max_len of them, keep each
+  position in a bucket of its next applicable rank instead (O(n + k) memory, same cover).
 * ``optimal``: the minimum-token dynamic program of "When Every Token Counts: Optimal
   Segmentation for Low-Resource Language Models" (LoResLM 2025). Ties: among segmentations
   with the fewest tokens, the last token is the longest possible, then the one before it, and
@@ -14,12 +16,10 @@
 
 Singletons: every unit has an id (byte level), or unknown code points fall back to the ids of
 their UTF-8 bytes (character level); nothing is ever unknown. Words are read straight from
-``str``/``bytes`` objects without the GIL, so batches run in parallel on threads.
+``str``/``bytes`` objects without the GIL, so batches run in parallel on threads. A failed
+allocation anywhere in the native loops raises MemoryError in the caller.
 """
 
-include "hashtrie.pxi"
-
-from cpython.ref cimport PyObject
 from libc.string cimport memcpy, memset, memcmp
 from libcpp.algorithm cimport sort as cpp_sort
 
@@ -63,38 +63,16 @@ cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
     return h ^ (h >> 29)
 
 
-cdef struct CacheEntry:
-    uint64_t hash
-    int32_t key_off      # -1: empty slot
-    int32_t val_off
-    int32_t key_len
-    int32_t val_len
-
-
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
+cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
 
 
-@cython.final
 cdef class _Worker:
     """Per-thread scratch buffers plus one word cache per mode (never shared by two threads).
 
     The cache is an open-addressing table over arenas of keys (units) and values (ids); it
     starts small, doubles at half load, and is cleared when it holds CACHE_MAX_ENTRIES words.
     """
-    cdef vector[CacheEntry] table[2]
-    cdef vector[uint32_t] keys[2]
-    cdef vector[int32_t] vals[2]
-    cdef int64_t used[2]
-    cdef vector[uint64_t] matches
-    cdef vector[uint8_t] cov
-    cdef vector[int32_t] ring           # optimal: dp values of the next max_len + 1 ends
-    cdef vector[int32_t] back_start
-    cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
-    cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next
-    cdef vector[int32_t] bucket_next
-    cdef vector[uint32_t] units
-    cdef vector[int32_t] tmp
-
     def __cinit__(self):
         cdef int m
         for m in range(2):
@@ -128,6 +106,20 @@ cdef class _Worker:
                     i = (i + 1) & mask
                 self.table[m][i] = old[j]
         return 0
+
+    cdef void _trim(self) noexcept nogil:
+        """Free scratch buffers a long word grew, so a pooled worker does not keep hundreds of
+        MB after one long line (swapping with an empty vector frees without allocating)."""
+        if self.units.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint32_t]().swap(self.units)
+        if self.cov.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint8_t]().swap(self.cov)
+        if self.back_start.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int32_t]().swap(self.back_start)
+        if self.bucket_next.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int32_t]().swap(self.bucket_next)
+        if self.matches.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint64_t]().swap(self.matches)
 
     cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
         """Index of the cache entry for this word, or -1."""
@@ -165,37 +157,18 @@ cdef class _Worker:
         return 0
 
 
-cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
-    """Write the UTF-8 bytes of cp (lone surrogates and non-characters above U+10FFFF become U+FFFD) as units; return count."""
-    if 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
-        cp = 0xFFFD
-    if cp < 0x80:
-        out[0] = cp
-        return 1
-    if cp < 0x800:
-        out[0] = 0xC0 | (cp >> 6)
-        out[1] = 0x80 | (cp & 0x3F)
-        return 2
-    if cp < 0x10000:
-        out[0] = 0xE0 | (cp >> 12)
-        out[1] = 0x80 | ((cp >> 6) & 0x3F)
-        out[2] = 0x80 | (cp & 0x3F)
-        return 3
-    out[0] = 0xF0 | (cp >> 18)
-    out[1] = 0x80 | ((cp >> 12) & 0x3F)
-    out[2] = 0x80 | ((cp >> 6) & 0x3F)
-    out[3] = 0x80 | (cp & 0x3F)
-    return 4
-
-
-cdef inline void _append(int32_t* head, int32_t* tail, int32_t* nxt, int32_t r, int32_t i) noexcept nogil:
-    """Append position i to bucket r's list (nothing if r < 0)."""
+cdef inline void _append(int32_t* head, int32_t* tail, int32_t* nxt, uint8_t* unsorted,
+                         int32_t r, int32_t i) noexcept nogil:
+    """Append position i to bucket r's list (nothing if r < 0); flag the bucket when i comes
+    before its last position."""
     if r < 0:
         return
     nxt[i] = -1
     if tail[r] < 0:
         head[r] = i
     else:
+        if tail[r] > i:
+            unsorted[r] = 1
         nxt[tail[r]] = i
     tail[r] = i
 
@@ -259,17 +232,6 @@ cdef class RankedEncoder:
         ValueError: shapes disagree, a token has fewer than 2 singletons, or a token repeats.
     """
 
-    cdef HashTrie trie
-    cdef HashTrie singles
-    cdef vector[int32_t] node_prio
-    cdef vector[int32_t] prio_id
-    cdef vector[int32_t] prio_len
-    cdef int32_t max_len
-    cdef int32_t byte_ids[256]
-    cdef readonly bint byte_level
-    cdef object _args
-    cdef list _free_workers
-
     def __init__(self, const uint32_t[::1] token_units, const int64_t[::1] token_offsets,
                  const int32_t[::1] token_ids, const uint32_t[::1] singleton_units,
                  const int32_t[::1] singleton_ids, const int32_t[::1] byte_ids, bint byte_level):
@@ -320,7 +282,7 @@ cdef class RankedEncoder:
 
     # ------------------------------------------------------------------ per word
 
-    cdef inline int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil:
+    cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil:
         cdef int32_t sid
         cdef uint32_t buf[4]
         cdef int64_t nb, b
@@ -336,7 +298,7 @@ cdef class RankedEncoder:
             out.push_back(self.byte_ids[buf[b]])
         return 0
 
-    cdef inline int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil:
+    cdef int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil:
         """Rank of the ranked token spelled u[0:n], or -1."""
         cdef int32_t node = 0
         cdef int64_t j
@@ -401,8 +363,8 @@ cdef class RankedEncoder:
                 memset(cov + i, 1, L - 1)
         return self._emit_cover(u, n, cov, out)
 
-    cdef inline int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
-                                   const uint8_t* cov) noexcept nogil:
+    cdef int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
+                            const uint8_t* cov) noexcept nogil:
         """Smallest rank above `above` of a token at position i that can still be applied:
         its end gap is uncovered now (covers are never undone). -1 if none."""
         cdef int32_t node = 0, p, best = INF
@@ -428,20 +390,23 @@ cdef class RankedEncoder:
         wk.bucket_head.assign(k, -1)
         wk.bucket_tail.assign(k, -1)
         wk.bucket_next.resize(n)
+        wk.bucket_unsorted.assign(k, 0)
         cdef uint8_t* cov = wk.cov.data()
+        cdef uint8_t* unsorted = wk.bucket_unsorted.data()
         cdef int32_t* head = wk.bucket_head.data()
         cdef int32_t* tail = wk.bucket_tail.data()
         cdef int32_t* nxt = wk.bucket_next.data()
         for i in range(n - 1):
-            _append(head, tail, nxt, self._next_rank(u, n, i, -1, cov), <int32_t>i)
+            _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, -1, cov), <int32_t>i)
         for r in range(k):
             if head[r] < 0:
                 continue
             # Appends made while one bucket is processed are in increasing position order,
             # so a bucket is a few increasing runs: merge them in place.
-            pos = _sort_list(head[r], nxt)
+            pos = _sort_list(head[r], nxt) if unsorted[r] else head[r]
             head[r] = -1
             tail[r] = -1
+            unsorted[r] = 0
             L = self.prio_len[r]
             while pos >= 0:
                 i = pos
@@ -451,7 +416,7 @@ cdef class RankedEncoder:
                 e = i + L
                 if e == n or not cov[e - 1]:
                     memset(cov + i, 1, L - 1)
-                _append(head, tail, nxt, self._next_rank(u, n, i, r, cov), <int32_t>i)
+                _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, r, cov), <int32_t>i)
         return self._emit_cover(u, n, cov, out)
 
     cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
@@ -490,19 +455,28 @@ cdef class RankedEncoder:
                 if p >= 0 and d + 1 < dp[(j + 1) & mask]:
                     dp[(j + 1) & mask] = d + 1
                     back[j + 1] = <int32_t>i
-        wk.tmp.clear()
+        # dp[n] is the number of ids; write them back to front, so the path needs no buffer.
+        cdef int64_t w = <int64_t>out.size() + dp[n & mask], s, b, nb
+        out.resize(w)
+        cdef int32_t* dst = out.data()
         e = n
         while e > 0:
-            wk.tmp.push_back(<int32_t>e)
-            e = back[e]
-        cdef int64_t q, s
-        for q in range(<int64_t>wk.tmp.size() - 1, -1, -1):
-            e = wk.tmp[q]
             s = back[e]
-            if e - s == 1:                  # ranked tokens have >= 2 units
-                self._emit_single(u[s], out)
-            else:
-                out.push_back(self.prio_id[self._rank_of(u + s, e - s)])
+            if e - s > 1:                   # ranked tokens have >= 2 units
+                w -= 1
+                dst[w] = self.prio_id[self._rank_of(u + s, e - s)]
+            elif self.byte_level:
+                w -= 1
+                dst[w] = self.byte_ids[u[s] & 0xFF]
+            elif self.singles.child(0, u[s]) >= 0:
+                w -= 1
+                dst[w] = self.singles.child(0, u[s])
+            else:                           # byte fallback, in the order _emit_single uses
+                nb = _utf8(u[s], buf)
+                w -= nb
+                for b in range(nb):
+                    dst[w + b] = self.byte_ids[buf[b]]
+            e = s
         return 0
 
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
@@ -525,6 +499,10 @@ cdef class RankedEncoder:
         if n > 0x7FFFFFFF:
             with gil:
                 raise ValueError(f"a word of {n} units is longer than the encoders' limit of 2**31 - 1")
+        if n > CACHE_MAX_UNITS and out.size() + n > out.capacity():
+            # A long word emits at most n ids at byte level (usually far fewer): reserve them
+            # once rather than let doubling hold 1.5x the ids at the last reallocation.
+            out.reserve(max(out.size() + n, 2 * out.capacity()))
         before = out.size()
         if mode == 0:
             self._cover(u, n, wk, out)
@@ -591,6 +569,7 @@ cdef class RankedEncoder:
 
     cdef void _release(self, _Worker wk):
         if len(self._free_workers) < 8:
+            wk._trim()
             self._free_workers.append(wk)
 
     def encode_word(self, word, str mode="cover"):
@@ -668,36 +647,27 @@ cdef class RankedEncoder:
             memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
         return ids, counts
 
-    def encode_words(self, words, str mode="cover", int num_threads=1):
-        """Encode pre-tokenized words in one call.
+    def encode_words(self, words, str mode="cover"):
+        """Encode pre-tokenized words in one call, without the GIL (so several threads can
+        encode disjoint batches at once: :func:`hf_greedtok._threads.encode_in_threads`).
 
         Args:
             words: a sequence of str (or bytes at byte level), one pre-tokenized word each.
             mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
-            num_threads: threads to use; the work runs without the GIL.
 
         Returns:
             (ids int32[T], offsets int64[len(words) + 1]): word w's tokens are
             ``ids[offsets[w]:offsets[w+1]]``.
 
         Raises:
-            ValueError: unknown mode or num_threads < 1. TypeError: an item is not str/bytes.
+            ValueError: unknown mode. TypeError: an item is not str/bytes.
+            MemoryError: a buffer could not be allocated.
         """
         if mode not in _MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
-        if num_threads < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         cdef tuple items = tuple(words)
         cdef int64_t n = len(items)
-        cdef int m = _MODES[mode]
-        if num_threads == 1 or n < 4096:
-            ids, counts = self._encode_chunk(items, 0, n, m)
-            parts = [(ids, counts)]
-        else:
-            from ._threads import thread_pool
-            bounds = [n * t // num_threads for t in range(num_threads + 1)]
-            parts = list(thread_pool(num_threads).map(
-                lambda t: self._encode_chunk(items, bounds[t], bounds[t + 1], m), range(num_threads)))
+        ids, counts = self._encode_chunk(items, 0, n, _MODES[mode])
         offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([c for _, c in parts]) if parts else np.zeros(0, np.int64), out=offsets[1:])
-        return np.concatenate([i for i, _ in parts]) if len(parts) > 1 else parts[0][0], offsets
+        np.cumsum(counts, out=offsets[1:])
+        return ids, offsets

@@ -1,0 +1,96 @@
+# cython: language_level=3
+"""Declarations of the encoders (see _encoder.pyx): the ranked vocabulary's trie, per-thread
+scratch buffers with their word caches, and the UTF-8 helper the byte-level paths share."""
+
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
+cimport cython
+
+from hf_greedtok._hashtrie cimport HashTrie
+
+
+cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
+    """Write the UTF-8 bytes of cp (lone surrogates and non-characters above U+10FFFF become U+FFFD) as units; return count."""
+    if 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
+        cp = 0xFFFD
+    if cp < 0x80:
+        out[0] = cp
+        return 1
+    if cp < 0x800:
+        out[0] = 0xC0 | (cp >> 6)
+        out[1] = 0x80 | (cp & 0x3F)
+        return 2
+    if cp < 0x10000:
+        out[0] = 0xE0 | (cp >> 12)
+        out[1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[2] = 0x80 | (cp & 0x3F)
+        return 3
+    out[0] = 0xF0 | (cp >> 18)
+    out[1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[3] = 0x80 | (cp & 0x3F)
+    return 4
+
+
+cdef struct CacheEntry:
+    uint64_t hash
+    int32_t key_off      # -1: empty slot
+    int32_t val_off
+    int32_t key_len
+    int32_t val_len
+
+
+@cython.final
+cdef class _Worker:
+    cdef vector[CacheEntry] table[2]
+    cdef vector[uint32_t] keys[2]
+    cdef vector[int32_t] vals[2]
+    cdef int64_t used[2]
+    cdef vector[uint64_t] matches
+    cdef vector[uint8_t] cov
+    cdef vector[int32_t] ring           # optimal: dp values of the next max_len + 1 ends
+    cdef vector[int32_t] back_start
+    cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
+    cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next
+    cdef vector[int32_t] bucket_next
+    cdef vector[uint8_t] bucket_unsorted
+    cdef vector[uint32_t] units
+
+    cdef int _reset(self, int m) except -1 nogil
+    cdef void _trim(self) noexcept nogil
+    cdef int _grow(self, int m) except -1 nogil
+    cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil
+    cdef int insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
+                    const int32_t* ids, int64_t k) except -1 nogil
+
+
+@cython.final
+cdef class RankedEncoder:
+    cdef HashTrie trie
+    cdef HashTrie singles
+    cdef vector[int32_t] node_prio
+    cdef vector[int32_t] prio_id
+    cdef vector[int32_t] prio_len
+    cdef int32_t max_len
+    cdef int32_t byte_ids[256]
+    cdef readonly bint byte_level
+    cdef object _args
+    cdef list _free_workers
+
+    cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil
+    cdef int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil
+    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov,
+                         vector[int32_t]& out) except -1 nogil
+    cdef int _cover(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
+                            const uint8_t* cov) noexcept nogil
+    cdef int _cover_long(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                     vector[int32_t]& out) except -1 nogil
+    cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil
+    cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
+                               _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil
+    cdef _Worker _acquire(self)
+    cdef void _release(self, _Worker wk)
