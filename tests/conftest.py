@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import importlib.util
-import itertools
-import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpora import corpus, head_counts
 from hypothesis import HealthCheck, settings
 
 
@@ -30,6 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # before any test module imports hf_greedtok; pytest.exit here prints just the message
     _require_compiled_package()
 
+
 # Hypothesis profiles of the fuzz suite (tests/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
 # "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;
 # "fuzz-nightly" explores new strings every night, 10,000 per path, and prints a reproduction blob.
@@ -38,30 +38,6 @@ settings.register_profile("fuzz-ci", max_examples=200, derandomize=True, databas
                           print_blob=True, suppress_health_check=_FUZZ_HEALTH)
 settings.register_profile("fuzz-nightly", max_examples=10_000, derandomize=False, database=None, deadline=None,
                           print_blob=True, suppress_health_check=_FUZZ_HEALTH)
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
-CORPORA = SHARED / "corpora"
-VOCAB = SHARED / "vocab"
-EXAMPLE_TEXT = REPO / "examples" / "data" / "devils_dictionary.txt"
-
-
-def corpus(name: str) -> Path:
-    path = CORPORA / name
-    if not path.is_file():
-        pytest.skip(f"real corpus {path} not available (set HF_GREEDTOK_SHARED)")
-    return path
-
-
-def head_counts(name: str, n: int) -> Counter:
-    """The first n entries of a word<TAB>count table, as {word: count} (no pre-tokenization)."""
-    counts: Counter = Counter()
-    with open(corpus(name), encoding="utf-8") as f:
-        for line in itertools.islice(f, n):
-            word, count = line.rstrip("\n").split("\t")
-            counts[word] += int(count)
-    return counts
-
 
 @pytest.fixture(scope="session")
 def english_counts() -> Counter:

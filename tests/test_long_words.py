@@ -133,16 +133,24 @@ def run_under_memory_limit(setup: str, run: str, extra_mb: int) -> subprocess.Co
                           cwd=tempfile.gettempdir())
 
 
-@pytest.mark.parametrize("mode", ["cover", "optimal"])
-def test_allocation_failure_in_the_encoder_is_a_memory_error(cl100k, mode):
-    """5e7 units need 200 MB of int32 back pointers (optimal) or cover flags plus bucket links
-    (cover); with 64 MB to spare the encoder must raise MemoryError, not print it and return []."""
-    result = run_under_memory_limit("""
-        codes = np.full(50_000_000, ord("a"), dtype=np.uint32)
-        offsets = np.array([0, codes.shape[0]], dtype=np.int64)
-    """, f"""
+CODES = """
+    codes = np.full(50_000_000, ord("a"), dtype=np.uint32)
+    offsets = np.array([0, codes.shape[0]], dtype=np.int64)
+"""
+
+
+@pytest.mark.parametrize("setup, call", [
+    (CODES, 'enc.encode_codes(codes, offsets, "cover")'),
+    (CODES, 'enc.encode_codes(codes, offsets, "optimal")'),
+    ('word = "a" * 100_000_000', 'enc.encode_words([word], "cover")'),
+], ids=["cover buffers", "optimal back pointers", "a word's units"])
+def test_allocation_failure_in_the_encoder_is_a_memory_error(cl100k, setup, call):
+    """With 64 MB to spare, 5e7 units need more: 200 MB of int32 back pointers (optimal), cover
+    flags plus bucket links (cover), or 4 bytes per byte of a 100 MB word. The encoder must
+    raise MemoryError, not print it and return []."""
+    result = run_under_memory_limit(setup, f"""
         try:
-            ids, _ = enc.encode_codes(codes, offsets, {mode!r})
+            ids, _ = {call}
         except MemoryError:
             print("MemoryError raised")
         else:
@@ -151,22 +159,6 @@ def test_allocation_failure_in_the_encoder_is_a_memory_error(cl100k, mode):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "MemoryError raised", (result.stdout, result.stderr)
     assert "Exception ignored" not in result.stderr
-
-
-def test_allocation_failure_reading_a_word_is_a_memory_error(cl100k):
-    """The word's units (4 bytes per byte) do not fit: MemoryError from encode_words."""
-    result = run_under_memory_limit("""
-        word = "a" * 100_000_000
-    """, """
-        try:
-            ids, _ = enc.encode_words([word], "cover")
-        except MemoryError:
-            print("MemoryError raised")
-        else:
-            print("returned", len(ids), "ids")
-    """, extra_mb=64)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "MemoryError raised", (result.stdout, result.stderr)
 
 
 def test_cover_of_a_long_run_of_spaces_fits_in_linear_memory(cl100k):
