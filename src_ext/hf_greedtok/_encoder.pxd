@@ -49,7 +49,7 @@ cdef class _Worker:
     cdef int64_t used[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
-    cdef vector[int32_t] ring           # optimal: dp values of the next max_len + 1 ends
+    cdef vector[int64_t] ring           # optimal: dp values of the next max_len + 1 ends
     cdef vector[int32_t] back_start
     cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
     cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next

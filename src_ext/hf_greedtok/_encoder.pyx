@@ -42,6 +42,7 @@ _MODES = {"cover": 0, "optimal": 1}
 cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated
 cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
 cdef int32_t INF = 0x3FFFFFFF
+cdef int64_t INF_TOKENS = 1LL << 62
 # Words of at least this many units take the O(n)-memory cover (tests lower it to 2 to run
 # every word through both covers); shorter ones sort their at most n x max_len occurrences.
 cdef int64_t _cover_long_min_units = 4096
@@ -425,26 +426,26 @@ cdef class RankedEncoder:
         dp values live in a ring of max_len + 1 slots (an end is at most max_len units past
         the start that reaches it), so memory is one int32 per unit for the back pointers.
         """
-        cdef int64_t i, j, e, cost, R = 1
-        cdef int32_t node, p, d
+        cdef int64_t i, j, e, cost, d, R = 1
+        cdef int32_t node, p
         cdef uint32_t buf[4]
         while R <= self.max_len:
             R <<= 1
         cdef int64_t mask = R - 1
-        wk.ring.assign(R, INF)
+        wk.ring.assign(R, INF_TOKENS)
         wk.back_start.resize(n + 1)
-        cdef int32_t* dp = wk.ring.data()
+        cdef int64_t* dp = wk.ring.data()   # int64: byte fallback can exceed 2**31 ids
         cdef int32_t* back = wk.back_start.data()
         dp[0] = 0
         for i in range(n):
             d = dp[i & mask]
-            dp[i & mask] = INF              # the slot now stands for end i + R
+            dp[i & mask] = INF_TOKENS       # the slot now stands for end i + R
             if self.byte_level or self.singles.child(0, u[i]) >= 0:
                 cost = 1
             else:
                 cost = _utf8(u[i], buf)
             if d + cost < dp[(i + 1) & mask]:
-                dp[(i + 1) & mask] = <int32_t>(d + cost)
+                dp[(i + 1) & mask] = d + cost
                 back[i + 1] = <int32_t>i
             node = 0
             for j in range(i, min(n, i + self.max_len)):
