@@ -132,5 +132,7 @@ def literal_cover(ranked: Sequence[str], word: str) -> list[str]:
             if can_cover(m, t, word, i):
                 for j in range(i, i + len(t) - 1):
                     m[j] = 1
-    return [word[a:b] for a, b in zip([0] + [j + 1 for j, c in enumerate(m) if c == 0],
-                                      [j + 1 for j, c in enumerate(m) if c == 0] + [len(word)])] if word else []
+    if not word:
+        return []
+    cuts = [0] + [j + 1 for j, covered in enumerate(m) if not covered] + [len(word)]
+    return [word[a:b] for a, b in zip(cuts, cuts[1:])]

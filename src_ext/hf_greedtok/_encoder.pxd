@@ -78,6 +78,7 @@ cdef class RankedEncoder:
     cdef object _args
     cdef list _free_workers
 
+    cdef int64_t _single_ids(self, uint32_t unit, int32_t* ids) noexcept nogil
     cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil
     cdef int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil
     cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov,

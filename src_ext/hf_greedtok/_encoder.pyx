@@ -283,20 +283,26 @@ cdef class RankedEncoder:
 
     # ------------------------------------------------------------------ per word
 
-    cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil:
-        cdef int32_t sid
+    cdef int64_t _single_ids(self, uint32_t unit, int32_t* ids) noexcept nogil:
+        """Write the ids of one unit on its own into ids[0:4]; return how many (1, or its UTF-8
+        byte count when a character outside the alphabet falls back to bytes)."""
         cdef uint32_t buf[4]
         cdef int64_t nb, b
         if self.byte_level:
-            out.push_back(self.byte_ids[unit & 0xFF])
-            return 0
-        sid = self.singles.child(0, unit)
-        if sid >= 0:
-            out.push_back(sid)
-            return 0
+            ids[0] = self.byte_ids[unit & 0xFF]
+            return 1
+        ids[0] = self.singles.child(0, unit)
+        if ids[0] >= 0:
+            return 1
         nb = _utf8(unit, buf)
         for b in range(nb):
-            out.push_back(self.byte_ids[buf[b]])
+            ids[b] = self.byte_ids[buf[b]]
+        return nb
+
+    cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil:
+        cdef int32_t ids[4]
+        cdef int64_t nb = self._single_ids(unit, ids)
+        out.insert(out.end(), ids, ids + nb)
         return 0
 
     cdef int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil:
@@ -428,7 +434,7 @@ cdef class RankedEncoder:
         """
         cdef int64_t i, j, e, cost, d, R = 1
         cdef int32_t node, p
-        cdef uint32_t buf[4]
+        cdef int32_t ids[4]
         while R <= self.max_len:
             R <<= 1
         cdef int64_t mask = R - 1
@@ -440,10 +446,7 @@ cdef class RankedEncoder:
         for i in range(n):
             d = dp[i & mask]
             dp[i & mask] = INF_TOKENS       # the slot now stands for end i + R
-            if self.byte_level or self.singles.child(0, u[i]) >= 0:
-                cost = 1
-            else:
-                cost = _utf8(u[i], buf)
+            cost = self._single_ids(u[i], ids)
             if d + cost < dp[(i + 1) & mask]:
                 dp[(i + 1) & mask] = d + cost
                 back[i + 1] = <int32_t>i
@@ -457,7 +460,7 @@ cdef class RankedEncoder:
                     dp[(j + 1) & mask] = d + 1
                     back[j + 1] = <int32_t>i
         # dp[n] is the number of ids; write them back to front, so the path needs no buffer.
-        cdef int64_t w = <int64_t>out.size() + dp[n & mask], s, b, nb
+        cdef int64_t w = <int64_t>out.size() + dp[n & mask], s, nb
         out.resize(w)
         cdef int32_t* dst = out.data()
         e = n
@@ -466,17 +469,10 @@ cdef class RankedEncoder:
             if e - s > 1:                   # ranked tokens have >= 2 units
                 w -= 1
                 dst[w] = self.prio_id[self._rank_of(u + s, e - s)]
-            elif self.byte_level:
-                w -= 1
-                dst[w] = self.byte_ids[u[s] & 0xFF]
-            elif self.singles.child(0, u[s]) >= 0:
-                w -= 1
-                dst[w] = self.singles.child(0, u[s])
-            else:                           # byte fallback, in the order _emit_single uses
-                nb = _utf8(u[s], buf)
+            else:
+                nb = self._single_ids(u[s], ids)
                 w -= nb
-                for b in range(nb):
-                    dst[w + b] = self.byte_ids[buf[b]]
+                memcpy(dst + w, ids, nb * sizeof(int32_t))
             e = s
         return 0
 
