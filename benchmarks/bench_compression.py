@@ -41,7 +41,7 @@ from tokenizers import Regex, models, pre_tokenizers, trainers  # noqa: E402
 from common import CORPORA  # noqa: E402
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, count_words_in_files  # noqa: E402
-from hf_greedtok.evaluation import evaluate_word_counts  # noqa: E402
+from hf_greedtok.experiments.evaluation import evaluate_word_counts  # noqa: E402
 from hf_greedtok.pre_tokenizers import GPT4_PATTERN  # noqa: E402
 
 DEFAULT_CORPORA = ("en_brown.txt", "en_shakespeare_milton.txt")

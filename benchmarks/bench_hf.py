@@ -26,7 +26,7 @@ from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Tokenizer, export_optimal_tokenizer_json  # noqa: E402
-from hf_greedtok.hf_pipeline import standard_pre_tokenizer  # noqa: E402
+from hf_greedtok.hf.pipeline import standard_pre_tokenizer  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
 

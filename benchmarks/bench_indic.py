@@ -25,10 +25,10 @@ from common import CORPORA, machine
 
 import hf_greedtok  # noqa: F401  (registers the tokenizer classes with AutoTokenizer)
 from hf_greedtok.cli import main as cli
-from hf_greedtok.evaluation import evaluate_texts
-from hf_greedtok.lookup import MorphLookup
+from hf_greedtok.experiments.evaluation import evaluate_texts
+from hf_greedtok.indic.lookup import MorphLookup
 from hf_greedtok.pre_tokenizers import Metaspace
-from hf_greedtok.units import starts_with_mark
+from hf_greedtok.indic.units import starts_with_mark
 from hf_greedtok.word_counts import iter_count_tables
 from transformers import AutoTokenizer
 

@@ -65,7 +65,7 @@ def build(folder: Path) -> None:
     from tokenizers import Tokenizer as HFTokenizer
 
     from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, export_optimal_tokenizer_json
-    from hf_greedtok.hf_pipeline import standard_pre_tokenizer
+    from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 
     lines = TRAIN_TEXT.read_text(encoding="utf-8").splitlines()
     core = GreedTokTrainer(LEARNED, show_progress=False).train_from_iterator(lines)

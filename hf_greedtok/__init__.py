@@ -1,15 +1,29 @@
 """hf-greedtok: GreedTok partition-cover tokenization and optimal segmentation, HF style.
 
-Components follow HF ``tokenizers``' layout: :mod:`.normalizers`, :mod:`.pre_tokenizers`,
-:mod:`.models` (the ranked vocabulary and its cover/optimal encoders), :mod:`.trainers`;
-:class:`Tokenizer` (in :mod:`.core`) chains them natively. :mod:`.hf_pipeline` builds the same
-pipeline as a ``tokenizers.Tokenizer``, and :class:`GreedTokTokenizerFast` (in
-:mod:`.tokenization_greedtok`) is the transformers tokenizer.
+The product tier, in data-flow order (``__all__``): a :class:`UnicodeNormalizer`, a
+pre-tokenizer (:class:`ByteLevel`, :class:`Metaspace`), the word counter
+(:func:`count_words`, :func:`count_words_in_files`, :func:`read_count_tables`), the trainers
+(:class:`GreedTokTrainer`, :class:`GreedWMCTrainer`), the ranked vocabulary with its cover and
+optimal encoders (:class:`GreedTokModel`), the pipeline that chains them (:class:`Tokenizer`),
+the transformers tokenizer (:class:`GreedTokTokenizerFast`) with
+:func:`export_optimal_tokenizer_json`, and the errors (:class:`GreedTokError` and its
+subclasses). Each component kind has its own module, as in HF ``tokenizers``; the rooms beside
+them: :mod:`.hf` (the transformers integration), :mod:`.indic` (script-aware units, the
+morphology lookup, CBPE), :mod:`.formats` (greedtok.json, manifests, tiktoken and HF BPE
+files), :mod:`.experiments` (evaluation, the papers' comparisons) and :mod:`.cli`.
 
-Importing this package is cheap: every name below is imported on first use (PEP 562), so
-``import hf_greedtok`` loads neither transformers nor datasets, matplotlib or tiktoken. The
-transformers classes register with ``AutoTokenizer`` as soon as transformers is imported, in
-either order (a post-import hook), so ``AutoTokenizer.from_pretrained`` finds them.
+Importing this package is cheap: every name is imported on first use (PEP 562), so
+``import hf_greedtok`` loads neither transformers nor datasets, matplotlib or tiktoken, and
+never the experiments. The transformers classes register with ``AutoTokenizer`` as soon as
+transformers is imported, in either order (a post-import hook), so
+``AutoTokenizer.from_pretrained`` finds them.
+
+Example:
+    >>> import hf_greedtok as hg
+    >>> trainer = hg.GreedTokTrainer(300, show_progress=False)
+    >>> tok = trainer.train_from_iterator(["the cat sat on the mat"] * 4, num_proc=1)
+    >>> tok.decode(tok.encode("the cat"))
+    'the cat'
 """
 from __future__ import annotations
 
@@ -21,46 +35,46 @@ from typing import TYPE_CHECKING, Any
 from ._import_hooks import importing, register_post_import_hook
 
 if TYPE_CHECKING:      # the names as type checkers see them; at run time __getattr__ imports them
-    from ._auto import GreedTokConfig, register_auto_classes  # noqa: F401  (public, outside __all__)
-    from .cbpe import CBPETrainer
     from .core import Tokenizer
-    from .file_format import GreedTokFileError
-    from .hf_pipeline import export_optimal_tokenizer_json
-    from .lookup import MorphLookup
+    from .errors import CorpusError, GreedTokError, GreedTokFileError
+    from .hf.auto import GreedTokConfig, register_auto_classes  # noqa: F401
+    from .hf.pipeline import export_optimal_tokenizer_json
+    from .hf.tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast  # noqa: F401
+    from .indic.cbpe import CBPETrainer  # noqa: F401
+    from .indic.lookup import MorphLookup  # noqa: F401
+    from .indic.units import UnitSplitter  # noqa: F401
     from .models import GreedTokModel
     from .normalizers import UnicodeNormalizer
     from .pre_tokenizers import ByteLevel, Metaspace
-    from .tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast
     from .trainers import GreedTokTrainer, GreedWMCTrainer
-    from .units import UnitSplitter
-    from .word_counts import CorpusError, count_words, count_words_in_files, read_count_tables
+    from .word_counts import count_words, count_words_in_files, read_count_tables
 
 __version__ = "0.1.0"
 
 # public name -> submodule defining it
 _EXPORTS = {
-    "Tokenizer": "core",
-    "GreedTokFileError": "file_format",
-    "GreedTokModel": "models",
     "UnicodeNormalizer": "normalizers",
     "ByteLevel": "pre_tokenizers", "Metaspace": "pre_tokenizers",
+    "count_words": "word_counts", "count_words_in_files": "word_counts", "read_count_tables": "word_counts",
     "GreedTokTrainer": "trainers", "GreedWMCTrainer": "trainers",
-    "CorpusError": "word_counts", "count_words": "word_counts", "count_words_in_files": "word_counts",
-    "read_count_tables": "word_counts",
-    "export_optimal_tokenizer_json": "hf_pipeline",
-    "GreedTokTokenizerFast": "tokenization_greedtok", "MorphLookupTokenizerFast": "tokenization_greedtok",
-    "MorphLookup": "lookup",
-    "CBPETrainer": "cbpe",
-    "UnitSplitter": "units",
-    "GreedTokConfig": "_auto", "register_auto_classes": "_auto",
+    "GreedTokModel": "models",
+    "Tokenizer": "core",
+    "GreedTokTokenizerFast": "hf.tokenization_greedtok",
+    "export_optimal_tokenizer_json": "hf.pipeline",
+    "GreedTokError": "errors", "CorpusError": "errors", "GreedTokFileError": "errors",
 }
-
 __all__ = [
-    "ByteLevel", "CorpusError", "GreedTokConfig", "GreedTokFileError", "GreedTokModel",
-    "CBPETrainer", "GreedTokTokenizerFast", "GreedTokTrainer", "GreedWMCTrainer", "Metaspace", "MorphLookup",
-    "MorphLookupTokenizerFast", "Tokenizer", "UnicodeNormalizer", "UnitSplitter",
-    "count_words", "count_words_in_files", "export_optimal_tokenizer_json", "read_count_tables",
+    "UnicodeNormalizer", "ByteLevel", "Metaspace", "count_words", "count_words_in_files", "read_count_tables",
+    "GreedTokTrainer", "GreedWMCTrainer", "GreedTokModel", "Tokenizer", "GreedTokTokenizerFast",
+    "export_optimal_tokenizer_json", "GreedTokError", "CorpusError", "GreedTokFileError",
 ]
+
+# Importable from here as in 0.1, but they live in their rooms (not in __all__).
+_EXPORTS.update({
+    "MorphLookupTokenizerFast": "hf.tokenization_greedtok",
+    "GreedTokConfig": "hf.auto", "register_auto_classes": "hf.auto",
+    "CBPETrainer": "indic.cbpe", "MorphLookup": "indic.lookup", "UnitSplitter": "indic.units",
+})
 
 
 def _check_compiled() -> None:
@@ -82,7 +96,7 @@ def __getattr__(name: str) -> Any:
     if module is not None:
         value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        value = importlib.import_module(f"{__name__}.{name}")     # `hf_greedtok.metrics` without importing it
+        value = importlib.import_module(f"{__name__}.{name}")     # `hf_greedtok.indic` without importing it
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -94,23 +108,23 @@ def __dir__() -> list[str]:
 
 
 def _register(trigger: str) -> None:
-    """Import :mod:`._auto`, which registers the transformers classes with AutoTokenizer.
+    """Import :mod:`.hf.auto`, which registers the transformers classes with AutoTokenizer.
 
     Runs right after ``trigger`` (transformers, or our transformers module) is imported. Our
     modules that import transformers at their top are half-built when that import fires the
-    hook; then the hook on the module itself (or ``_auto``'s own end) registers instead.
+    hook; then the hook on the module itself (or ``hf.auto``'s own end) registers instead.
     Failures become a warning: they must not break ``import transformers`` for the user.
     """
-    if trigger == "transformers" and any(importing(f"{__name__}.{m}") for m in ("tokenization_greedtok", "_auto")):
+    if trigger == "transformers" and any(importing(f"{__name__}.hf.{m}") for m in ("tokenization_greedtok", "auto")):
         return
     try:
-        importlib.import_module(f"{__name__}._auto")
+        importlib.import_module(f"{__name__}.hf.auto")
     except Exception as e:       # noqa: BLE001 - reported, not raised: see above
         warnings.warn(f"hf_greedtok could not register GreedTokTokenizerFast with AutoTokenizer: {e!r}",
                       RuntimeWarning, stacklevel=2)
 
 
 _check_compiled()
-for _trigger in ("transformers", f"{__name__}.tokenization_greedtok"):
+for _trigger in ("transformers", f"{__name__}.hf.tokenization_greedtok"):
     register_post_import_hook(lambda _module, _trigger=_trigger: _register(_trigger), _trigger)
 del _trigger

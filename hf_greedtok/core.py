@@ -16,9 +16,10 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 from .decoders import MetaspaceDecoder
+from .formats import greedtok_json
 from .models import MODES, GreedTokModel, Mode
-from .normalizers import UnicodeNormalizer, check_normalizer
-from .pre_tokenizers import Metaspace, PreTokenizer, check_pre_tokenizer
+from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
+from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, check_pre_tokenizer, pre_tokenizer_from_dict
 from .special_tokens import special_token_regex
 
 
@@ -159,47 +160,93 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, directory: Union[str, os.PathLike]) -> Path:
-        """Write ``greedtok.json`` into ``directory`` (created if missing) atomically."""
-        from .file_format import save_tokenizer
-        return save_tokenizer(self, Path(directory))
+    def to_dict(self) -> dict:
+        """The sections of ``greedtok.json`` (:mod:`hf_greedtok.formats.greedtok_json`):
+        "normalizer", "pre_tokenizer", "model", "mode" and "training"."""
+        return {"normalizer": self.normalizer.form if self.normalizer else None,
+                "pre_tokenizer": self.pre_tokenizer.to_dict(), "model": self.model.to_dict(),
+                "mode": self.mode, "training": self.training_info}
 
     @classmethod
-    def load(cls, path: Union[str, os.PathLike]) -> "Tokenizer":
-        """Load a directory (or its ``greedtok.json``) written by :meth:`save`.
+    def from_dict(cls, sections: dict) -> "Tokenizer":
+        """Inverse of :meth:`to_dict`.
 
         Raises:
-            GreedTokFileError: missing, corrupted or foreign file; the message names the file.
+            InvalidSpec, KeyError, ValueError: a malformed section (file readers report them
+                as :class:`~hf_greedtok.errors.GreedTokFileError` naming the file).
         """
-        from .file_format import load_tokenizer
-        return load_tokenizer(Path(path))
+        pre = pre_tokenizer_from_dict(sections["pre_tokenizer"])
+        return cls(GreedTokModel.from_dict(sections["model"]), pre,
+                   normalizer=normalizer_from_name(sections.get("normalizer")),
+                   mode=sections.get("mode", "cover"), training_info=sections.get("training"))
+
+    def to_json(self) -> str:
+        """The text of ``greedtok.json`` for this tokenizer (deterministic)."""
+        return greedtok_json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str, path: Union[str, os.PathLike] = "<string>") -> "Tokenizer":
+        """Parse the text of a ``greedtok.json``; ``path`` only names the source in errors.
+
+        Raises:
+            GreedTokFileError: not JSON, not ours, an unsupported version, a checksum mismatch
+                or a malformed section.
+        """
+        return greedtok_json.loads(text, cls.from_dict, Path(path))
+
+    def save(self, directory: Union[str, os.PathLike]) -> Path:
+        """Write ``greedtok.json`` into ``directory`` (created if missing) atomically, then the
+        folder's manifest; returns the file's path."""
+        return greedtok_json.save(self.to_dict(), Path(directory))
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike], *, verify_folder: bool = True) -> "Tokenizer":
+        """Load a directory (or its ``greedtok.json``) written by :meth:`save`, then check the
+        folder's manifest unless ``verify_folder`` is false.
+
+        Raises:
+            GreedTokFileError: missing, corrupted or foreign file, or a file the folder's
+                manifest lists is missing or changed; the message names the file.
+        """
+        return greedtok_json.load(Path(path), cls.from_dict, verify_folder=verify_folder)
 
     @classmethod
     def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: str = "gpt4") -> "Tokenizer":
-        """Encoder over a tiktoken ``.tiktoken`` file, rank = priority, ids = tiktoken's ranks."""
-        from .foreign import tokenizer_from_tiktoken
-        return tokenizer_from_tiktoken(Path(path), pattern)
+        """Encoder over a tiktoken ``.tiktoken`` file, rank = priority, ids = tiktoken's ranks,
+        with the given split pattern ("gpt4" or "gpt2"), as the GreedTok paper does with
+        cl100k_base.
+
+        Raises:
+            GreedTokFileError: unreadable or malformed file, or a vocabulary without all 256 bytes.
+            ImportError: tiktoken is not installed (``pip install hf-greedtok[foreign]``).
+        """
+        from .formats.foreign import tiktoken_model
+        path = Path(path)
+        return cls(tiktoken_model(path), ByteLevel(pattern=pattern),
+                   training_info={"source": str(path), "foreign": "tiktoken"})
 
     @classmethod
     def from_hf_bpe(cls, path: Union[str, os.PathLike]) -> "Tokenizer":
-        """Encoder over an HF BPE ``tokenizer.json``: merge order = priority, ids unchanged."""
-        from .foreign import tokenizer_from_hf_bpe
-        return tokenizer_from_hf_bpe(Path(path))
+        """Encoder over a byte-level HF BPE ``tokenizer.json``: merge order = priority, ids
+        unchanged; the file's own normalizer and pre-tokenizer split words exactly as HF does.
+
+        Raises:
+            GreedTokFileError: not JSON, not a byte-level BPE model, or a byte missing from the
+                vocabulary.
+        """
+        from .formats.foreign import hf_bpe_model
+        path = Path(path)
+        model, pre_tokenizer = hf_bpe_model(path)
+        return cls(model, pre_tokenizer, training_info={"source": str(path), "foreign": "hf-bpe"})
 
     def __reduce__(self):
         # Pickle as the file's JSON text: deterministic, so datasets fingerprints are stable.
-        from .file_format import tokenizer_to_json
-        return (_tokenizer_from_json, (tokenizer_to_json(self),))
+        return (Tokenizer.from_json, (self.to_json(),))
 
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, ranked={len(self.model.ranked_tokens)}, "
                 f"singletons={self.model.unit_kind}, pre_tokenizer={type(self.pre_tokenizer).__name__}, "
                 f"mode={self.mode!r})")
-
-
-def _tokenizer_from_json(text: str) -> Tokenizer:
-    from .file_format import tokenizer_from_json
-    return tokenizer_from_json(text)
 
 
 def _splice_specials(ids: np.ndarray, offsets: np.ndarray,

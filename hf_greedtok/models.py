@@ -6,13 +6,13 @@ tokens in rank order, so a vocabulary grown by resumed training only appends ids
 * byte level: ``[specials][256 bytes in byte order][ranked tokens]``;
 * character level: ``[specials][alphabet in code point order][<0x00>..<0xFF>][ranked tokens]``,
   the 256 byte tokens being the byte fallback for characters outside the alphabet;
-* script-aware units ("marks", "vowels"; :mod:`hf_greedtok.units`): the same layout with the
+* script-aware units ("marks", "vowels"; :mod:`hf_greedtok.indic.units`): the same layout with the
   unit alphabet (sorted unit strings, some of several characters) in place of characters. A unit
   not seen in training is split into the longest seen units it begins with, and characters that
-  begin none fall back to bytes (:func:`hf_greedtok.units.pack_codes`).
+  begin none fall back to bytes (:func:`hf_greedtok.indic.units.pack_codes`).
 
 Foreign vocabularies (tiktoken files, HF BPE files) keep their own ids; see
-:mod:`hf_greedtok.foreign`.
+:mod:`hf_greedtok.formats.foreign`.
 """
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ import numpy as np
 
 from ._encoder import RankedEncoder
 from ._threads import encode_in_threads
-from .pre_tokenizers import ByteLevel, Token, replace_surrogates
+from .errors import InvalidSpec
+from .indic.units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
+from .normalizers import replace_surrogates
+from .pre_tokenizers import ByteLevel, Token
 from .special_tokens import check_special_tokens
-from .units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
 
 Mode = Literal["cover", "optimal"]
 MODES = ("cover", "optimal")
@@ -176,6 +178,53 @@ class GreedTokModel:
     @property
     def special_token_ids(self) -> dict[str, int]:
         return dict(self._ids["specials"])
+
+    @property
+    def byte_fallback_ids(self) -> list[int]:
+        """The ids of the 256 byte singletons (byte level) or byte fallback tokens, in byte order."""
+        return list(self._ids["bytes"])
+
+    # ------------------------------------------------------------------ saved form
+
+    def to_dict(self) -> dict:
+        """The "model" section of ``greedtok.json`` (:mod:`hf_greedtok.formats.greedtok_json`):
+        byte-level tokens in GPT-2's byte-to-unicode form, and "ids" only when they differ from
+        the layout above (foreign vocabularies)."""
+        ids = self._ids
+        explicit = None if ids == self._default_ids() else {
+            "specials": ids["specials"], "singletons": {str(k): v for k, v in ids["singletons"].items()},
+            "bytes": list(ids["bytes"]), "ranked": list(ids["ranked"])}
+        as_str = ByteLevel.token_to_str if self.unit_kind == "bytes" else str
+        return {"type": "GreedTok", "units": self.unit_kind, "special_tokens": self.special_tokens,
+                "alphabet": self.alphabet, "ranked_tokens": [as_str(t) for t in self.ranked_tokens],
+                "gains": self.gains, "ids": explicit}
+
+    @classmethod
+    def from_dict(cls, spec: dict) -> "GreedTokModel":
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            InvalidSpec: another model type, or a byte-level token with a character outside
+                the byte-to-unicode alphabet.
+            KeyError: a required field is missing.
+            ValueError: as the constructor.
+        """
+        if spec.get("type") != "GreedTok":
+            raise InvalidSpec(f"unknown model type {spec.get('type')!r}")
+        ranked = list(spec["ranked_tokens"])
+        if spec["units"] == "bytes":
+            for r, s in enumerate(ranked):
+                try:
+                    ranked[r] = ByteLevel.str_to_token(s)
+                except KeyError as e:
+                    raise InvalidSpec(f"ranked token {r} ({s!r}) has character {e.args[0]!r} "
+                                      "outside the byte-level alphabet") from None
+        ids = spec.get("ids")
+        if ids:
+            ids = {"specials": dict(ids["specials"]), "bytes": list(ids["bytes"]), "ranked": list(ids["ranked"]),
+                   "singletons": {int(k): v for k, v in ids["singletons"].items()}}
+        return cls(ranked, unit_kind=spec["units"], alphabet=spec.get("alphabet", ()),
+                   special_tokens=spec.get("special_tokens", ()), ids=ids or None, gains=spec.get("gains"))
 
     def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

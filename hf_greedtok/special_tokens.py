@@ -23,9 +23,9 @@ from typing import Any, Iterable, Optional
 
 import regex
 
+from .errors import CorpusError
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import ByteLevel, PreTokenizer
-from .word_counts import CorpusError
 
 
 def check_special_tokens(tokens: Iterable[Any], argument: str = "special_tokens") -> list[str]:

@@ -22,8 +22,9 @@ from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, check_normalizer
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
-from .units import pack_codes, unit_codes
-from .word_counts import CorpusError, check_word_length, count_corpus, count_words
+from .errors import CorpusError
+from .indic.units import pack_codes, unit_codes
+from .word_counts import check_word_length, count_corpus, count_words
 
 INT64_MAX = 2**63 - 1
 
@@ -45,13 +46,13 @@ class GreedTokTrainer:
             (:mod:`hf_greedtok.special_tokens`).
         pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`; a Metaspace with
             ``units="marks"`` or ``"vowels"`` gives script-aware GreedTok (the units of
-            :mod:`hf_greedtok.units` are the singletons, so every candidate token starts and
+            :mod:`hf_greedtok.indic.units` are the singletons, so every candidate token starts and
             ends on a unit boundary), and one with a ``lookup`` trains on morphological segments.
         normalizer: optional :class:`UnicodeNormalizer` or its name ("NFC", ...).
         show_progress: progress bars for counting and training.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
-    singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.units.unit_codes`). Training stops early, and says so in
+    singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
     ``training_info["stopped_early"]``, when no candidate has a positive gain.
 
     Raises:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
 from ._progress import progress_bar
 from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
+from .errors import CorpusError
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 
@@ -48,18 +49,6 @@ _PR_SET_PDEATHSIG = 1           # linux/prctl.h
 _PARENT_POLL_SECONDS = 0.5
 _BOM = "\ufeff"
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
-
-
-class CorpusError(ValueError):
-    """Bad training or evaluation input; ``source`` and ``line`` say where (line may be None)."""
-
-    def __init__(self, source: str, line: Optional[int], problem: str) -> None:
-        where = f"{source}, line {line}" if line is not None else source
-        super().__init__(f"{where}: {problem}")
-        self.source, self.line, self.problem = source, line, problem
-
-    def __reduce__(self):
-        return (CorpusError, (self.source, self.line, self.problem))
 
 
 def check_word_length(word: str, pre_tokenizer: PreTokenizer, source: str, line: Optional[int]) -> None:

@@ -116,7 +116,7 @@ def devanagari_words() -> list[str]:
 def lookup_words(step: int = 40) -> tuple[str, ...]:
     """Words the morphology lookup splits between two "marks" units (every ``step``-th such row),
     so that lookup folders really cut them: a boundary inside a unit is dropped."""
-    from hf_greedtok.units import starts_with_mark
+    from hf_greedtok.indic.units import starts_with_mark
     words = []
     with open(corpus_path("hi_morph_segments.tsv"), encoding="utf-8") as f:
         for line in f:

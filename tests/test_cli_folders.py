@@ -12,7 +12,7 @@ from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer
 from hf_greedtok.cli import main
-from hf_greedtok.file_format import MANIFEST_NAME
+from hf_greedtok.formats.manifest import MANIFEST_NAME
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\n" * 20
 

@@ -10,7 +10,7 @@ from corpora import EXAMPLE_TEXT
 
 from hf_greedtok import CBPETrainer, GreedTokTrainer, GreedWMCTrainer, Metaspace
 from hf_greedtok.cli import main
-from hf_greedtok.evaluation import evaluate_word_counts, total_tokens
+from hf_greedtok.experiments.evaluation import evaluate_word_counts, total_tokens
 from hf_greedtok.word_counts import CorpusError
 
 INT64_MAX = 2**63 - 1

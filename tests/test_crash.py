@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 from corpora import EXAMPLE_TEXT, corpus
 
-from hf_greedtok import Tokenizer, folders, hf_folder
+from hf_greedtok import Tokenizer
+from hf_greedtok.cli import output_folders as folders
+from hf_greedtok.hf import folder as hf_folder
 from hf_greedtok.cli import main
-from hf_greedtok.file_format import verify_manifest
+from hf_greedtok.formats.manifest import verify_manifest
 
 psutil = pytest.importorskip("psutil", reason="psutil (test extra) lists a process's children")
 

@@ -7,7 +7,7 @@ import pytest
 
 from hf_greedtok import (ByteLevel, CorpusError, GreedTokFileError, GreedTokTrainer, Tokenizer,
                          count_words_in_files, read_count_tables)
-from hf_greedtok.file_format import MANIFEST_NAME
+from hf_greedtok.formats.manifest import MANIFEST_NAME
 
 
 def trainer(k=10):

@@ -17,7 +17,7 @@ from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 import hf_greedtok
 from hf_greedtok import GreedTokFileError, GreedTokTokenizerFast, GreedTokTrainer, Metaspace
-from hf_greedtok.hf_pipeline import build_backend, export_optimal_tokenizer_json, standard_json
+from hf_greedtok.hf.pipeline import build_backend, export_optimal_tokenizer_json, standard_json
 
 SPECIALS = ["<s>", "</s>", "<pad>"]
 
@@ -86,7 +86,7 @@ def test_cover_step_works_inside_any_tokenizer(byte_core, texts):
     """The step is an ordinary custom pre-tokenizer: a plain tokenizers.Tokenizer can hold it."""
     from tokenizers import models, pre_tokenizers
 
-    from hf_greedtok.hf_pipeline import GreedTokPreTokenizer, standard_pre_tokenizer, unigram_vocab
+    from hf_greedtok.hf.pipeline import GreedTokPreTokenizer, standard_pre_tokenizer, unigram_vocab
     plain = HFTokenizer(models.Unigram(unigram_vocab(byte_core)))
     plain.pre_tokenizer = pre_tokenizers.Sequence([
         standard_pre_tokenizer(byte_core.pre_tokenizer), pre_tokenizers.PreTokenizer.custom(GreedTokPreTokenizer(byte_core))])

@@ -1,4 +1,4 @@
-"""hf_greedtok.hf_folder: the CLI's transformers-free GreedTok folders are, file for file, what
+"""hf_greedtok.hf.folder: the CLI's transformers-free GreedTok folders are, file for file, what
 GreedTokTokenizerFast.save_pretrained writes, and load into the backend AutoTokenizer builds."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from corpora import EXAMPLE_TEXT
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Metaspace
-from hf_greedtok.hf_folder import load_greedtok_backend, save_greedtok_folder
+from hf_greedtok.hf.folder import load_greedtok_backend, save_greedtok_folder
 
 SPECIALS = ["<s>", "</s>", "<pad>", "<x>"]
 TEXT = "The cynic is a blackguard whose faulty vision sees things as they are — naïve café 東京 🙂 <x> end"

@@ -22,7 +22,7 @@ ADVISORY = "PyTorch was not found"
 
 # Every name the remote code of saved folders imports from hf_greedtok (tokenization_greedtok.py,
 # copied into each folder): folders saved by earlier versions carry these lines, so each name must
-# keep importing from the same module.
+# keep importing from the same module. The 0.1 paths first, then today's.
 REMOTE_CODE_IMPORTS = {
     "hf_greedtok.core": ["Tokenizer"],
     "hf_greedtok.file_format": ["FILE_NAME", "GreedTokFileError", "atomic_write_text", "load_tokenizer",
@@ -37,6 +37,15 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.special_tokens": ["check_special_tokens", "counting_pipeline"],
     "hf_greedtok.trainers": ["GreedTokTrainer"],
     "hf_greedtok.word_counts": ["count_words"],
+    "hf_greedtok.atomic": ["atomic_write_text"],
+    "hf_greedtok.errors": ["GreedTokFileError"],
+    "hf_greedtok.formats.greedtok_json": ["FILE_NAME", "verify_file_folder"],
+    "hf_greedtok.formats.manifest": ["write_save_manifest"],
+    "hf_greedtok.hf.folder": ["LOOKUP_FILE", "TOKENIZER_FILE", "check_same_vocab"],
+    "hf_greedtok.hf.pipeline": ["attach", "attachment", "backend_from_folder_json", "backend_lock",
+                                "build_backend", "folder_json", "refresh_decoder", "standard_json"],
+    "hf_greedtok.indic.lookup": ["MorphLookup"],
+    "hf_greedtok.normalizers": ["replace_surrogates"],
 }
 
 
@@ -70,10 +79,10 @@ def test_import_hf_greedtok_loads_no_heavy_library(tmp_path):
 
 def test_every_public_name_imports_from_the_package(tmp_path):
     names = [*hf_greedtok.__all__, "register_auto_classes", "__version__"]
-    code = f"from hf_greedtok import {', '.join(names)}\nimport hf_greedtok\nprint(hf_greedtok.metrics.__name__)"
+    code = f"from hf_greedtok import {', '.join(names)}\nimport hf_greedtok\nprint(hf_greedtok.experiments.__name__)"
     result = run_python(code, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["hf_greedtok.metrics"]
+    assert result.stdout.split() == ["hf_greedtok.experiments"]
     assert set(hf_greedtok.__all__) <= set(dir(hf_greedtok))
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         hf_greedtok.no_such_name  # noqa: B018
@@ -86,7 +95,7 @@ def test_remote_code_imports_keep_their_module_paths():
         loaded = importlib.import_module(module)
         assert [n for n in names if not hasattr(loaded, n)] == [], module
     # what today's copy imports joins the list: folders saved from now on carry it
-    source = Path(hf_greedtok.__file__).with_name("tokenization_greedtok.py").read_text(encoding="utf-8")
+    source = (Path(hf_greedtok.__file__).parent / "hf" / "tokenization_greedtok.py").read_text(encoding="utf-8")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hf_greedtok"):
             assert {a.name for a in node.names} <= set(REMOTE_CODE_IMPORTS.get(node.module, ())), node.module
@@ -106,16 +115,18 @@ def greedtok_folder(tmp_path_factory) -> Path:
     "import transformers\nimport hf_greedtok\nfrom transformers import AutoTokenizer",
     "from hf_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
     "from hf_greedtok.tokenization_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
-    "from hf_greedtok._auto import GreedTokConfig\nfrom transformers import AutoTokenizer",
+    "from hf_greedtok.hf.tokenization_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
+    "from hf_greedtok.hf.auto import GreedTokConfig\nfrom transformers import AutoTokenizer",
     # libraries ask whether transformers is installed without importing it; the hook must wait
     "import importlib.util, hf_greedtok\nimportlib.util.find_spec('transformers')\nfrom transformers import AutoTokenizer",
-], ids=["package-first", "transformers-first", "bare-transformers-first", "lazy-name", "module", "auto-module",
+], ids=["package-first", "transformers-first", "bare-transformers-first", "lazy-name", "old-module", "module",
+        "auto-module",
         "found-before-imported"])
 def test_auto_tokenizer_finds_greedtok_in_any_import_order(greedtok_folder, tmp_path, order):
     code = order + """
 import sys
 tok = AutoTokenizer.from_pretrained(sys.argv[1])
-assert type(tok).__module__ == "hf_greedtok.tokenization_greedtok", type(tok)
+assert type(tok).__module__ == "hf_greedtok.hf.tokenization_greedtok", type(tok)
 print(type(tok).__name__, tok("The cynic")["input_ids"] == tok.greedtok.encode("The cynic"))
 """
     result = run_python(code, tmp_path, str(greedtok_folder))

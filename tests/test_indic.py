@@ -15,8 +15,8 @@ from corpora import corpus
 from hf_greedtok import (CBPETrainer, GreedTokTokenizerFast, GreedTokTrainer, Metaspace, MorphLookup,
                          MorphLookupTokenizerFast, Tokenizer)
 from hf_greedtok.cli import main
-from hf_greedtok.hf_pipeline import build_backend
-from hf_greedtok.units import UnitSplitter, starts_with_mark
+from hf_greedtok.hf.pipeline import build_backend
+from hf_greedtok.indic.units import UnitSplitter, starts_with_mark
 from hf_greedtok.word_counts import read_count_tables
 
 

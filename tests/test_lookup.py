@@ -9,7 +9,7 @@ import pytest
 import regex
 from corpora import CORPORA
 
-from hf_greedtok.lookup import SANDHI_POLICIES, STAT_KEYS, MorphLookup
+from hf_greedtok.indic.lookup import SANDHI_POLICIES, STAT_KEYS, MorphLookup
 from hf_greedtok.word_counts import CorpusError
 
 CORE = regex.compile(r"[\p{L}\p{M}\u200c\u200d]+")

@@ -12,7 +12,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from hf_greedtok import GreedTokFileError, GreedTokTokenizerFast, GreedTokTrainer, Tokenizer
-from hf_greedtok.file_format import MANIFEST_NAME, read_manifest
+from hf_greedtok.formats.manifest import MANIFEST_NAME, read_manifest
 
 TEXTS = ["the cat sat on the mat", "the dog sat on the log"] * 5
 

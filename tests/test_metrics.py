@@ -1,4 +1,4 @@
-"""Intrinsic tokenization metrics (hf_greedtok.metrics) on hand-computed cases."""
+"""Intrinsic tokenization metrics (hf_greedtok.experiments.metrics) on hand-computed cases."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from hf_greedtok.metrics import (
+from hf_greedtok.experiments.metrics import (
     BoundaryScores,
     TokenizationStats,
     renyi_efficiency,

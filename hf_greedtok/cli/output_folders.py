@@ -5,7 +5,7 @@ Three rules, so that a command never loses the user's data nor leaves a broken f
 * :func:`check_output`: the output is never the working directory, one of its ancestors, or a
   folder containing (or being) an input file (paths compared after resolving symlinks).
 * :func:`check_replaceable`: ``--overwrite`` only replaces a folder hf-greedtok wrote: one whose
-  files are exactly those its manifest lists (:data:`~hf_greedtok.file_format.MANIFEST_NAME`),
+  files are exactly those its manifest lists (:data:`~hf_greedtok.formats.manifest.MANIFEST_NAME`),
   or, for folders written before manifests existed, one holding only the file names our
   commands write. Anything else (a user's file inside, a regular file, a symlink) is refused.
 * :func:`write_folder`: the new folder is written under a temporary name beside the output,
@@ -24,7 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Sequence, Union
 
-from .file_format import MANIFEST_NAME, current_umask, read_manifest, write_manifest
+from ..atomic import current_umask
+from ..errors import OutputError
+from ..formats.manifest import MANIFEST_NAME, read_manifest, write_manifest
 
 PathLike = Union[str, os.PathLike]
 
@@ -35,14 +37,6 @@ KNOWN_FILES = frozenset({
     "tokenization_greedtok.py", "report.md", "report.json", "tokens_per_word.png", "d_inst.png", MANIFEST_NAME,
 })
 KNOWN_FOLDERS = frozenset({"tokenizer"})   # hierarchical's tokenizer folder
-
-
-class OutputError(ValueError):
-    """An output folder the command refuses to write or replace; names the folder and why."""
-
-    def __init__(self, path: PathLike, problem: str) -> None:
-        super().__init__(f"--output {path}: {problem}")
-        self.path, self.problem = Path(path), problem
 
 
 def check_output(out: PathLike, inputs: Iterable[PathLike]) -> None:

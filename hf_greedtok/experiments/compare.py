@@ -26,7 +26,7 @@ Every curve is exact at every k from 0 to k_max, from single training runs:
   of the grid, and a mismatch is an error.
 
 Example:
-    >>> from hf_greedtok.compare import compare_word_counts
+    >>> from hf_greedtok.experiments.compare import compare_word_counts
     >>> result = compare_word_counts(counts, [500, 1000, 2000])      # doctest: +SKIP
     >>> print(result.to_markdown())                                  # doctest: +SKIP
 """
@@ -41,11 +41,12 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 from tokenizers import models
 
-from .cbpe import CBPETrainer
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..indic.cbpe import CBPETrainer
+from ..models import GreedTokModel
+from ..pre_tokenizers import ByteLevel
+from ..trainers import GreedTokTrainer, GreedWMCTrainer
 from .evaluation import total_tokens
-from .models import GreedTokModel
-from .pre_tokenizers import ByteLevel
-from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer, GreedWMCTrainer
 
 TARGET_STEP = 0.2          # the paper's targets are 1.3, 1.5, ..., 2.7
 N_TARGETS = 8

@@ -21,10 +21,11 @@ from typing import Iterable, Mapping, Optional
 
 import numpy as np
 
-from .core import Tokenizer
+from ..core import Tokenizer
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..pre_tokenizers import PreTokenizer, Token
+from ..trainers import GreedTokTrainer
 from .evaluation import total_tokens
-from .pre_tokenizers import PreTokenizer, Token
-from .trainers import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
 
 
 def token_substrings(tokens: Iterable[Token], min_length: int = 2) -> set[Token]:

@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .units import starts_with_dependent_vowel, starts_with_mark
+from ..indic.units import starts_with_dependent_vowel, starts_with_mark
 
 __all__ = [
     "BoundaryScores",
@@ -193,8 +193,8 @@ class TokenizationStats:
           the same span; only the first token (in sequence order) with a given start offset can
           be mark-initial or dependent-vowel-initial, since the later ones begin inside the
           character. A token is mark-initial if ``text[start]`` is a combining mark or ZWJ/ZWNJ
-          (:func:`hf_greedtok.units.starts_with_mark`), dependent-vowel-initial if it is a
-          dependent vowel sign (:func:`hf_greedtok.units.starts_with_dependent_vowel`).
+          (:func:`hf_greedtok.indic.units.starts_with_mark`), dependent-vowel-initial if it is a
+          dependent vowel sign (:func:`hf_greedtok.indic.units.starts_with_dependent_vowel`).
 
         Raises:
             ValueError: ``len(spans) != len(ids)``, a span outside ``text`` or with ``end < start``,

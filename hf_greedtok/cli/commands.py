@@ -9,21 +9,22 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
-from .cbpe import CBPETrainer
-from .core import Tokenizer
-from .defaults import DEFAULT_MAX_TOKEN_LENGTH
-from .evaluation import evaluate_texts, evaluate_word_counts
-from .file_format import FILE_NAME, GreedTokFileError, verify_manifest
-from .folders import check_target, check_writable, write_folder
-from .hf_folder import (CONFIG_FILE, LOOKUP_FILE, TOKENIZER_FILE, is_greedtok_config, load_greedtok_backend,
-                        save_greedtok_folder)
-from .lookup import MorphLookup
-from .normalizers import UnicodeNormalizer, normalizer_from_name
-from .pre_tokenizers import ByteLevel, Metaspace, replace_surrogates
-from .special_tokens import counting_pipeline
-from .trainers import GreedTokTrainer
-from .word_counts import CorpusError, check_learnable, count_corpus, read_token_list
-
+from ..core import Tokenizer
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..errors import CorpusError, GreedTokFileError
+from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
+from ..formats.greedtok_json import FILE_NAME
+from ..formats.manifest import verify_manifest
+from ..hf.folder import (CONFIG_FILE, LOOKUP_FILE, TOKENIZER_FILE, is_greedtok_config, load_greedtok_backend,
+                         save_greedtok_folder)
+from ..indic.cbpe import CBPETrainer
+from ..indic.lookup import MorphLookup
+from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
+from ..pre_tokenizers import ByteLevel, Metaspace
+from ..special_tokens import counting_pipeline
+from ..trainers import GreedTokTrainer
+from ..word_counts import check_learnable, count_corpus, read_token_list
+from .output_folders import check_target, check_writable, write_folder
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer as HFTokenizer
@@ -36,7 +37,7 @@ def _input_files(args: argparse.Namespace) -> list[Path]:
 
 
 def _refuse_existing(args: argparse.Namespace) -> None:
-    """The output checks of :func:`hf_greedtok.folders.write_folder`, run before any training
+    """The output checks of :func:`hf_greedtok.cli.output_folders.write_folder`, run before any training
     too, so that a long run never ends in one of these errors."""
     check_target(args.output, overwrite=args.overwrite, inputs=_input_files(args))
     check_writable(args.output)
@@ -138,7 +139,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
 def _train_bpe(args, units, normalizer, lookup, specials, named):
     from transformers import PreTrainedTokenizerFast
 
-    from .tokenization_greedtok import MorphLookupTokenizerFast
+    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode != "cover"),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
@@ -299,10 +300,10 @@ def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLev
 def compare(args: argparse.Namespace) -> int:
     """``hf-greedtok compare``: GreedTok vs BPE vs GreedWMC on one corpus, written as report.md,
     report.json and plots to ``--output``; returns 0."""
-    from .compare import compare_word_counts
+    from ..experiments.compare import compare_word_counts
     _refuse_existing(args)
     if not args.no_plots:
-        from .plots import _pyplot
+        from ..experiments.plots import _pyplot
         _pyplot()            # fail before hours of training, not after
     pre = ByteLevel(args.pattern)
     source = ", ".join(Path(i).name for i in args.inputs)
@@ -314,7 +315,7 @@ def compare(args: argparse.Namespace) -> int:
     def write(folder: Path) -> None:
         markdown = result.to_markdown()
         if not args.no_plots:
-            from .plots import write_plots
+            from ..experiments.plots import write_plots
             names = [p.name for p in write_plots(result, folder, source)]
             markdown += "\n" + "\n".join(f"![{n}]({n})" for n in names) + "\n"
         (folder / "report.md").write_text(markdown, encoding="utf-8")
@@ -329,7 +330,7 @@ def compare(args: argparse.Namespace) -> int:
 def hierarchical(args: argparse.Namespace) -> int:
     """``hf-greedtok hierarchical``: one GreedTok run per input, then one on their tokens'
     substrings; report and tokenizer folder to ``--output``; returns 0."""
-    from .hierarchical import train_hierarchical
+    from ..experiments.hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
     _refuse_existing(args)

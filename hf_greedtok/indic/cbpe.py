@@ -1,6 +1,6 @@
 """BPE and Constrained BPE (CBPE, MorphTok Algorithm 2) trained with HF ``tokenizers``' BpeTrainer.
 
-CBPE is BPE whose initial symbols are script-aware units (:mod:`hf_greedtok.units`): a consonant
+CBPE is BPE whose initial symbols are script-aware units (:mod:`hf_greedtok.indic.units`): a consonant
 with its dependent vowel signs (``units="vowels"``, the paper's rule) or with all its combining
 marks (``units="marks"``), instead of single characters (MorphTok, Brahma et al. 2025, Section
 3.2, Figure 3). The result is a standard HF BPE ``tokenizer.json`` that loads with
@@ -22,7 +22,7 @@ is enforced:
 
 ``units="chars"`` gives plain character-level BPE with byte fallback (MorphTok's BPE baseline)
 and ``units="bytes"`` byte-level BPE (GPT-2 style), over the same pre-tokenization as GreedTok.
-A morphology lookup (:mod:`hf_greedtok.lookup`) can split words before training and encoding;
+A morphology lookup (:mod:`hf_greedtok.indic.lookup`) can split words before training and encoding;
 it is a custom pre-tokenizer step, so such a tokenizer is saved with
 :class:`hf_greedtok.MorphLookupTokenizerFast`.
 
@@ -41,15 +41,16 @@ from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
-from ._progress import native_progress
-from .hf_pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
+from .._progress import native_progress
+from ..errors import CorpusError
+from ..hf.pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
+from ..models import byte_fallback_token
+from ..normalizers import UnicodeNormalizer, check_normalizer
+from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
+from ..word_counts import count_corpus, count_words
 from .lookup import MorphLookup
-from .models import byte_fallback_token
-from .normalizers import UnicodeNormalizer, check_normalizer
-from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
-from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .units import UNIT_KINDS, UnitSplitter
-from .word_counts import CorpusError, count_corpus, count_words
 
 BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.

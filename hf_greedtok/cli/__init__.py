@@ -13,7 +13,7 @@
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
 
-Output folders (:mod:`hf_greedtok.folders`): never the working directory, an ancestor of it or
+Output folders (:mod:`hf_greedtok.cli.output_folders`): never the working directory, an ancestor of it or
 a folder holding an input; written beside the target and renamed into place with a manifest
 (sha256 of every file) written last; ``--overwrite`` replaces only a folder hf-greedtok wrote,
 and the old one is deleted only after the new one is in place. Loading (``encode``,
@@ -32,7 +32,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .defaults import DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
+from ..errors import GreedTokError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -169,10 +170,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     restore = _handle_sigterm()
     try:
-        from . import _commands      # here, not at the top: --help does without the trainer and encoders
-        return {"train": _commands.train, "evaluate": _commands.evaluate, "encode": _commands.encode,
-                "compare": _commands.compare, "hierarchical": _commands.hierarchical}[args.command](args)
-    except (FileExistsError, ValueError, OSError, ImportError) as e:   # CorpusError etc. are ValueErrors
+        from . import commands      # here, not at the top: --help does without the trainer and encoders
+        return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
+                "compare": commands.compare, "hierarchical": commands.hierarchical}[args.command](args)
+    except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
@@ -192,6 +193,3 @@ def _handle_sigterm() -> Callable[[], None]:
         return lambda: None
     return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,7 +4,7 @@
   counts (for byte level they include their leading space), counted as in training.
 * :func:`evaluate_texts`: metrics of any HF backend (GreedTok, BPE, CBPE, with or without a
   morphology lookup) on running text or word tables: fertility, continued words, mark-initial
-  tokens, Rényi efficiency (:mod:`hf_greedtok.metrics`), and boundary precision/recall/F1
+  tokens, Rényi efficiency (:mod:`hf_greedtok.experiments.metrics`), and boundary precision/recall/F1
   against a gold segmentation table.
 """
 from __future__ import annotations
@@ -16,11 +16,12 @@ from typing import Iterator, Mapping, Optional, Sequence, Union
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 
-from .core import Tokenizer
-from .lookup import MorphLookup
-from .models import GreedTokModel
+from ..core import Tokenizer
+from ..errors import CorpusError
+from ..indic.lookup import MorphLookup
+from ..models import GreedTokModel
+from ..word_counts import iter_count_tables, iter_text_lines
 from .metrics import BoundaryScores, TokenizationStats, token_boundaries
-from .word_counts import CorpusError, iter_count_tables, iter_text_lines
 
 _BATCH = 2048
 _INT64_MAX = 2**63 - 1

@@ -1,4 +1,4 @@
-"""PNG plots of a :class:`hf_greedtok.compare.Comparison` (matplotlib, the ``plot`` extra).
+"""PNG plots of a :class:`hf_greedtok.experiments.compare.Comparison` (matplotlib, the ``plot`` extra).
 
 * tokens per word against k for GreedTok and BPE (the comparison behind the paper's Table 3);
 * d_inst = GreedTok / GreedWMC objective against k (the paper's Figure 3).

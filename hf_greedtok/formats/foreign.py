@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
 
-from .core import Tokenizer
-from .file_format import GreedTokFileError
-from .models import GreedTokModel
-from .pre_tokenizers import ByteLevel, replace_surrogates, unicode_to_bytes
+from ..errors import GreedTokFileError
+from ..models import GreedTokModel
+from ..pre_tokenizers import HFPreTokenizer, unicode_to_bytes
 
 
-def tokenizer_from_tiktoken(path: Path, pattern: str = "gpt4") -> Tokenizer:
-    """Tokenizer over a ``.tiktoken`` file with the given split pattern ("gpt4" or "gpt2").
+def tiktoken_model(path: Path) -> GreedTokModel:
+    """The model of a ``.tiktoken`` file: ranked tokens in rank order, ids = tiktoken's ranks
+    (the split pattern is not in the file; :meth:`hf_greedtok.Tokenizer.from_tiktoken` adds it).
 
     Raises:
         GreedTokFileError: unreadable or malformed file, or a vocabulary without all 256 bytes.
@@ -42,46 +41,12 @@ def tokenizer_from_tiktoken(path: Path, pattern: str = "gpt4") -> Tokenizer:
     ranked = sorted((rank, tok) for tok, rank in ranks.items() if len(tok) >= 2)
     ids = {"specials": {}, "singletons": singles, "bytes": [singles[b] for b in range(256)],
            "ranked": [r for r, _ in ranked]}
-    model = GreedTokModel([t for _, t in ranked], unit_kind="bytes", ids=ids)
-    return Tokenizer(model, ByteLevel(pattern=pattern),
-                     training_info={"source": str(path), "foreign": "tiktoken"})
+    return GreedTokModel([t for _, t in ranked], unit_kind="bytes", ids=ids)
 
 
-class HFPreTokenizer:
-    """An HF ``tokenizers`` normalizer + byte-level pre-tokenizer, run by the library itself.
-
-    Words come back as the UTF-8 bytes they stand for, so the native byte-level encoder can
-    use them directly.
-    """
-
-    unit_kind: ClassVar[str] = "bytes"
-
-    def __init__(self, tokenizer_json: str) -> None:
-        from tokenizers import Tokenizer as HFTokenizer
-        self._json = tokenizer_json
-        self._tok = HFTokenizer.from_str(tokenizer_json)
-        self._table = unicode_to_bytes()
-
-    def pre_tokenize(self, text: str) -> list[bytes]:  # type: ignore[override]
-        text = replace_surrogates(text)     # tokenizers cannot take them; U+FFFD as everywhere
-        if self._tok.normalizer is not None:
-            text = self._tok.normalizer.normalize_str(text)
-        pieces = self._tok.pre_tokenizer.pre_tokenize_str(text) if self._tok.pre_tokenizer else [(text, None)]
-        return [bytes(self._table[c] for c in piece) for piece, _ in pieces]
-
-    word_units = staticmethod(lambda word: word)
-    token_to_str = staticmethod(ByteLevel.token_to_str)
-    str_to_token = staticmethod(ByteLevel.str_to_token)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "HF", "tokenizer_json": self._json}
-
-    def __reduce__(self):
-        return (HFPreTokenizer, (self._json,))
-
-
-def tokenizer_from_hf_bpe(path: Path) -> Tokenizer:
-    """Tokenizer over a byte-level HF BPE ``tokenizer.json``.
+def hf_bpe_model(path: Path) -> tuple[GreedTokModel, HFPreTokenizer]:
+    """The model of a byte-level HF BPE ``tokenizer.json`` (priority = the index of the merge
+    creating a token, ids unchanged) and the file's own normalizer + pre-tokenizer.
 
     Raises:
         GreedTokFileError: not JSON, not a BPE model, not byte-level (a token outside the
@@ -121,5 +86,4 @@ def tokenizer_from_hf_bpe(path: Path) -> Tokenizer:
     ids = {"specials": specials, "singletons": singles, "bytes": [singles[b] for b in range(256)],
            "ranked": [vocab[t] for t in multi]}
     gm = GreedTokModel([to_bytes[t] for t in multi], unit_kind="bytes", special_tokens=list(specials), ids=ids)
-    return Tokenizer(gm, HFPreTokenizer(path.read_text(encoding="utf-8")),  # type: ignore[arg-type]
-                     training_info={"source": str(path), "foreign": "hf-bpe"})
+    return gm, HFPreTokenizer(path.read_text(encoding="utf-8"))

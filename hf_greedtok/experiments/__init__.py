@@ -1,0 +1,8 @@
+"""Evaluation and the papers' experiments: tokens per word, fertility and Rényi efficiency
+(:mod:`.metrics`, :mod:`.evaluation`), GreedTok vs BPE and GreedWMC at equal vocabulary
+(:mod:`.compare`, the GreedTok paper's Table 3 and Figure 3), hierarchical training
+(:mod:`.hierarchical`, Section 5.4) and their plots (:mod:`.plots`).
+
+``import hf_greedtok`` never imports this package; the CLI imports it for ``evaluate``,
+``compare`` and ``hierarchical``.
+"""

@@ -1,0 +1,120 @@
+"""The folder manifest ``hf_greedtok_manifest.json``: written as the last step of every folder save
+(:meth:`hf_greedtok.Tokenizer.save`, ``GreedTokTokenizerFast.save_pretrained``, the folders of
+``hf-greedtok train``), it records the sha256 of every file that save wrote::
+
+    {"format": "hf-greedtok-manifest", "version": 1,
+     "files": {"greedtok.json": "<sha256 hex>", "tokenizer.json": "...", ...}}
+
+Loaders (``Tokenizer.load`` and ``GreedTokTokenizerFast``, and the
+CLI's ``encode``/``evaluate``) call :func:`verify_manifest`: a listed file that is missing or
+whose bytes changed is an error naming that file, so a half-written, half-deleted or mixed
+folder never loads. Files the manifest does not list (a model's weights saved next to the
+tokenizer) are not checked. Folders saved before the manifest existed have none and load as
+before, unchecked; a manifest that is present but unreadable is an error. A save replaces the
+manifest only after all its files are written, so a save interrupted in an existing folder
+leaves the old manifest, which then names the file that changed. With ``filename_prefix``
+the manifest is ``<prefix>-hf_greedtok_manifest.json``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..atomic import atomic_write_text
+from ..errors import GreedTokFileError
+
+MANIFEST_NAME = "hf_greedtok_manifest.json"
+MANIFEST_FORMAT = "hf-greedtok-manifest"
+MANIFEST_VERSION = 1
+_HASH_CHUNK = 1 << 20
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_HASH_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(folder: Path, files, name: str = MANIFEST_NAME) -> Path:
+    """Record the sha256 of ``files`` (paths of files inside ``folder``, as written by one save)
+    in ``folder/name``, atomically; call it after every file is written. Returns its path.
+
+    Raises:
+        ValueError: a file outside ``folder``.
+    """
+    folder = Path(folder)
+    entries = {}
+    for f in files:
+        rel = Path(os.path.relpath(f, folder))
+        if rel.parts[:1] == ("..",) or rel.is_absolute():
+            raise ValueError(f"{f} is not inside {folder}; a manifest lists the folder's own files")
+        if rel.as_posix() != name:        # the manifest does not list itself
+            entries[rel.as_posix()] = file_sha256(folder / rel)
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "files": dict(sorted(entries.items()))}
+    path = folder / name
+    atomic_write_text(path, json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+    return path
+
+
+def write_save_manifest(directory, saved_files, filename_prefix=None) -> Path:
+    """The manifest of one ``save_pretrained``: the files it reports that exist (transformers
+    also lists ``added_tokens.json`` when it did not write it)."""
+    prefix = filename_prefix + "-" if filename_prefix else ""
+    files = [f for f in dict.fromkeys(map(str, saved_files)) if os.path.isfile(f)]
+    return write_manifest(Path(directory), files, prefix + MANIFEST_NAME)
+
+
+def read_manifest(folder: Path, name: str = MANIFEST_NAME):
+    """{relative path: sha256} of ``folder``'s manifest, or None if it has none.
+
+    Raises:
+        GreedTokFileError: the manifest is not valid JSON, not ours, of another version, or
+            lists a path outside the folder.
+    """
+    path = Path(folder) / name
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise GreedTokFileError(path, f"unreadable folder manifest ({e}); the folder is corrupted") from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise GreedTokFileError(path, f"not an hf-greedtok manifest (missing \"format\": \"{MANIFEST_FORMAT}\")")
+    if data.get("version") != MANIFEST_VERSION:
+        raise GreedTokFileError(path, f"unsupported manifest version {data.get('version')!r}; this "
+                                      f"hf-greedtok reads version {MANIFEST_VERSION}")
+    files = data.get("files")
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise GreedTokFileError(path, "invalid manifest: \"files\" must map file names to sha256 strings")
+    for rel in files:
+        parts = Path(rel).parts
+        if Path(rel).is_absolute() or ".." in parts or not parts:
+            raise GreedTokFileError(path, f"invalid manifest: {rel!r} is not a path inside the folder")
+    return files
+
+
+def verify_manifest(folder: Path, name: str = MANIFEST_NAME):
+    """Check that every file ``folder``'s manifest lists is present with the recorded sha256.
+
+    Returns the manifest's {relative path: sha256}, or None for a folder without a manifest
+    (saved before manifests existed: nothing to check).
+
+    Raises:
+        GreedTokFileError: naming the first listed file that is missing or changed, or the
+            manifest itself if it is unreadable.
+    """
+    files = read_manifest(folder, name)
+    for rel, digest in sorted((files or {}).items()):
+        path = Path(folder) / rel
+        if not path.is_file():
+            raise GreedTokFileError(path, f"missing: the folder's {name} lists it, so the folder is "
+                                          "incomplete (an interrupted save, copy or deletion?)")
+        if file_sha256(path) != digest:
+            raise GreedTokFileError(path, f"changed since the folder was saved (sha256 differs from {name}): "
+                                          "the folder's files do not belong together; re-save the tokenizer")
+    return files

@@ -1,0 +1,135 @@
+"""GreedTok transformers folders written and read without importing transformers.
+
+:func:`save_greedtok_folder` writes, byte for byte, what
+``GreedTokTokenizerFast.from_greedtok(tok, ...).save_pretrained(directory)`` writes
+(tests/test_hf_folder.py compares the two), and :func:`load_greedtok_backend` builds the
+``tokenizers`` backend such a folder loads into. The CLI's ``train``, ``encode`` and
+``evaluate`` use them, so a GreedTok run never pays for importing transformers (1-2 s).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Optional, Union
+
+from tokenizers import Tokenizer as HFTokenizer
+
+from ..atomic import atomic_write_text
+from ..core import Tokenizer
+from ..formats.greedtok_json import FILE_NAME
+from ..formats.manifest import write_save_manifest
+from .pipeline import (attach, backend_from_folder_json, build_backend, folder_json, template_post_processor,
+                          unigram_vocab)
+from ..models import MODES
+
+TOKENIZER_FILE = "tokenizer.json"
+LOOKUP_FILE = "morph_lookup.tsv"
+CONFIG_FILE = "tokenizer_config.json"
+REMOTE_CODE_FILE = "tokenization_greedtok.py"      # the folder's auto_map code, a copy of ours
+# transformers' VERY_LARGE_INTEGER, its model_max_length for "no limit"
+NO_MAX_LENGTH = int(1e30)
+# tokenizer_config.json's "tokenizer_class": transformers drops the "Fast"
+GREEDTOK_CLASS = "GreedTokTokenizer"
+
+
+def is_greedtok_config(config: Optional[dict]) -> bool:
+    """Whether a tokenizer_config.json (None: a ``Tokenizer.save`` folder without one) is a
+    GreedTok folder's, which :func:`load_greedtok_backend` reads."""
+    return config is None or str(config.get("tokenizer_class") or "").removesuffix("Fast") == GREEDTOK_CLASS
+
+
+def save_greedtok_folder(tok: Tokenizer, directory: Union[str, Path], *, mode: Optional[str] = None,
+                         bos_token: Optional[str] = None, eos_token: Optional[str] = None,
+                         pad_token: Optional[str] = None, add_bos_token: bool = False,
+                         add_eos_token: bool = False) -> list[Path]:
+    """Write the folder that ``GreedTokTokenizerFast.from_greedtok(tok, mode=mode, ...)
+    .save_pretrained(directory)`` writes: tokenizer_config.json, tokenizer.json,
+    greedtok.json, tokenization_greedtok.py, then the manifest. Returns the files written.
+
+    Args:
+        mode: "cover" or "optimal" (default ``tok.mode``).
+        bos_token, eos_token, pad_token: special tokens of ``tok`` (its ``special_tokens``).
+        add_bos_token, add_eos_token: the post-processor adds BOS/EOS (needs the token).
+
+    Raises:
+        ValueError: unknown mode; a named token that is not one of ``tok``'s special tokens;
+            ``add_*_token`` without the token.
+    """
+    mode = mode or tok.mode
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+    named = {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token}
+    for key, token in named.items():
+        if token is not None and token not in tok.model.special_tokens:
+            raise ValueError(f"{key} {token!r} is not a special token of the tokenizer "
+                             f"({tok.model.special_tokens}); train with it")
+    for flag, wanted, token in (("add_bos_token", add_bos_token, bos_token), ("add_eos_token", add_eos_token, eos_token)):
+        if wanted and token is None:
+            raise ValueError(f"{flag} needs {flag.removeprefix('add_')}")
+    backend = build_backend(tok, mode)
+    backend.post_processor = template_post_processor(
+        (bos_token, backend.token_to_id(bos_token)) if add_bos_token else None,
+        (eos_token, backend.token_to_id(eos_token)) if add_eos_token else None)
+    config = {
+        "auto_map": {"AutoTokenizer": [None, f"{Path(REMOTE_CODE_FILE).stem}.GreedTokTokenizerFast"]},
+        "backend": "tokenizers", "mode": mode, "model_max_length": NO_MAX_LENGTH,
+        "tokenizer_class": GREEDTOK_CLASS, **{k: v for k, v in named.items() if v is not None},
+    }
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = [directory / name for name in (CONFIG_FILE, TOKENIZER_FILE, FILE_NAME, REMOTE_CODE_FILE)]
+    # the formatting of transformers' save_pretrained
+    atomic_write_text(files[0], json.dumps(config, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    atomic_write_text(files[1], folder_json(backend))
+    atomic_write_text(files[2], tok.to_json())
+    shutil.copy(Path(__file__).with_name(REMOTE_CODE_FILE), files[3])    # as transformers' custom_object_save
+    return files + [write_save_manifest(directory, files)]
+
+
+def check_same_vocab(vocab: list, greedtok: Tokenizer, source: str) -> None:
+    """tokenizer.json's Unigram vocabulary (its ``model.vocab``) must be the ranked token
+    file's, id for id.
+
+    Raises:
+        ValueError: naming the first id that differs (or the two sizes).
+    """
+    theirs = [piece[0] if isinstance(piece, (list, tuple)) else piece for piece in vocab]
+    ours = [piece for piece, _ in unigram_vocab(greedtok)]
+    if theirs == ours:
+        return
+    if len(theirs) != len(ours):
+        problem = f"has {len(theirs)} tokens, the ranked token file {len(ours)}"
+    else:
+        i = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
+        problem = f"has {theirs[i]!r} at id {i}, the ranked token file {ours[i]!r}"
+    raise ValueError(f"{source}: {TOKENIZER_FILE} does not match {FILE_NAME}: its vocabulary {problem}. "
+                     "One of the two files was replaced or edited; re-save the tokenizer.")
+
+
+def load_greedtok_backend(folder: Union[str, Path], config: Optional[dict]) -> tuple[Tokenizer, HFTokenizer]:
+    """The native tokenizer and the ``tokenizers`` backend of a GreedTok folder whose files
+    (and manifest) the caller has checked: ``config`` is its tokenizer_config.json, or None for
+    a ``Tokenizer.save`` folder (greedtok.json only).
+
+    The backend is the folder's tokenizer.json (added tokens, post-processor, padding and
+    truncation as saved) with the GreedTok step of the folder's mode attached: it encodes as
+    the ``AutoTokenizer.from_pretrained(folder)`` backend does.
+
+    Raises:
+        GreedTokFileError: a damaged greedtok.json. ValueError: an unknown mode, or a
+            tokenizer.json whose vocabulary differs from greedtok.json.
+    """
+    folder = Path(folder)
+    if config is None:
+        tok = Tokenizer.load(folder)
+        return tok, build_backend(tok, tok.mode)
+    tok = Tokenizer.load(folder / FILE_NAME, verify_folder=False)
+    mode = config.get("mode") or tok.mode
+    if mode not in MODES:
+        raise ValueError(f"{folder / CONFIG_FILE}: mode must be 'cover' or 'optimal', got {mode!r}")
+    text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+    vocab = json.loads(text).get("model", {}).get("vocab")
+    if vocab is not None:
+        check_same_vocab(vocab, tok, str(folder))
+    return tok, attach(backend_from_folder_json(text), tok, mode)

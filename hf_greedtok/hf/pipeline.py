@@ -1,0 +1,496 @@
+"""A GreedTok tokenizer as an HF ``tokenizers.Tokenizer`` (the backend of GreedTokTokenizerFast).
+
+The backend is made of standard, serializable components:
+
+* normalizer: ``normalizers.NFC`` (etc.) or none;
+* pre-tokenizer: byte level = ``Split(regex, "isolated")`` + ``ByteLevel(use_regex=False)``
+  (the same words as :class:`hf_greedtok.ByteLevel`); Metaspace = normalizers ``Prepend("▁")``
+  and ``Replace(" ", "▁")``, then ``Metaspace(prepend_scheme="never")``;
+* model: ``Unigram`` over the whole vocabulary in id order, every ordinary piece scored -1.0,
+  so its Viterbi returns the fewest tokens with the longest last token on ties: exactly our
+  ``optimal`` encoder (special and ``<0xNN>`` pieces score -1e6 so text never selects them;
+  Metaspace keeps Unigram's byte fallback for characters outside the alphabet);
+* decoder: ``ByteLevel``, or Llama's ``Replace`` + ``ByteFallback`` + ``Fuse`` + ``Strip``;
+  post-processor: ``TemplateProcessing``.
+
+``optimal`` mode is that file alone, pure Rust. ``cover`` mode (GreedTok Algorithm 4) cannot be
+a ``tokenizers`` Model, so one custom step is appended to the pre-tokenizer:
+:class:`GreedTokPreTokenizer` assigns the final tokens of every word with ``pretok.tokenize``
+(byte offsets, one word id per word), and the Model never runs. Custom steps cannot be
+serialized by ``tokenizers``; :func:`standard_json` writes the file with the step removed, and a
+``copyreg`` reducer registered here makes such backends picklable, deep-copyable and hashable by
+``datasets`` (rebuilt from that JSON and the ranked tokens).
+
+Threads: a backend with a custom step must not be reconfigured (padding, truncation,
+pre-tokenizer) by one thread while another encodes with it: tokenizers holds its read lock
+while waiting for the GIL the step needs (see notes/hf_integration.md, section 2.4).
+Every backend built here carries a lock (:func:`backend_lock`); GreedTokTokenizerFast takes it
+around each call, which makes that deadlock impossible through the transformers API.
+"""
+from __future__ import annotations
+
+import copyreg
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
+
+from tokenizers import AddedToken, Regex, Token
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
+
+from ..atomic import atomic_write_text
+from ..core import Tokenizer
+from ..decoders import MetaspaceDecoder
+from ..models import MODES, Mode
+from ..normalizers import UnicodeNormalizer
+from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, bytes_to_unicode
+
+if TYPE_CHECKING:
+    from ..indic.lookup import MorphLookup
+
+PIECE_SCORE = -1.0
+# Pieces text must never select (special tokens, <0xNN> byte fallback): Viterbi avoids them
+# because a single-unit path always exists.
+UNSELECTABLE_SCORE = -1e6
+WORD_CACHE_LIMIT = 1 << 16     # words; about 25 MB of cached tokenizers.Token lists
+WORD_CACHE_MAX_CHARS = 256     # longer words are rarely repeated, and one long line would stay
+
+# byte-level display character -> the latin-1 character of the same byte value
+_DISPLAY_TO_LATIN1 = str.maketrans({c: chr(b) for b, c in bytes_to_unicode().items()})
+
+
+def _check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+    return mode  # type: ignore[return-value]
+
+
+def _check_supported(tok: Tokenizer) -> None:
+    if not isinstance(tok.pre_tokenizer, (ByteLevel, Metaspace)):
+        raise ValueError(f"the {type(tok.pre_tokenizer).__name__} pre-tokenizer has no HF export; "
+                         "only tokenizers trained by hf-greedtok (byte level or Metaspace) do")
+    strings = tok.model._id_to_str
+    if None in strings:
+        raise ValueError(f"ids must be contiguous for an HF export, but id {strings.index(None)} of "
+                         f"{len(strings)} is unused")
+    if tok.model.vocab_size != len(strings):
+        first: dict[str, int] = {}
+        for i, s in enumerate(strings):
+            if s in first:
+                raise ValueError(f"token string {s!r} is both id {first[s]} and id {i}; an HF tokenizer "
+                                 "needs distinct token strings")
+            first[s] = i
+
+
+def pure_optimal_problem(tok: Tokenizer) -> Optional[str]:
+    """Why no standard ``tokenizer.json`` can encode exactly like ``tok``'s ``optimal`` mode on
+    every text, or None when the pure Unigram file is exact (see :func:`standard_pre_tokenizer`)."""
+    if getattr(tok.pre_tokenizer, "lookup", None) is not None:
+        return "the morphology lookup is a custom pre-tokenizer step"
+    single = [s for s in tok.model.special_tokens if len(s) == 1]
+    if single:
+        # A lone character is one Unigram piece: with special tokens disabled
+        # (encode_special_tokens) it would still become the special id, not the text's tokens.
+        return f"the special token {single[0]!r} is a single character"
+    return None
+
+
+# ---------------------------------------------------------------------- standard components
+
+def unigram_vocab(tok: Tokenizer) -> list[tuple[str, float]]:
+    """(piece, score) in id order: the Unigram model's vocabulary, length ``vocab_size``."""
+    m = tok.model
+    low = set(m.special_token_ids.values())
+    if m.unit_kind != "bytes":
+        low.update(m.byte_fallback_ids)
+    return [(s, UNSELECTABLE_SCORE if i in low else PIECE_SCORE) for i, s in enumerate(m._id_to_str)]
+
+
+def standard_normalizer(pre: PreTokenizer, normalizer: Optional[UnicodeNormalizer] = None
+                        ) -> Optional[normalizers.Normalizer]:
+    """Unicode form, then (Metaspace) "▁" for spaces and a "▁" always prepended.
+
+    The prepend is a normalizer rather than ``Metaspace(prepend_scheme="always")`` because
+    that one skips texts already starting with a space, losing it on decode.
+    """
+    steps = [] if normalizer is None else [getattr(normalizers, normalizer.form)()]
+    if isinstance(pre, Metaspace):
+        steps += [normalizers.Prepend(pre.replacement), normalizers.Replace(" ", pre.replacement)]
+    if not steps:
+        return None
+    return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
+
+
+def standard_pre_tokenizer(pre: PreTokenizer, isolate_outside: Optional[Iterable[str]] = None
+                           ) -> pre_tokenizers.PreTokenizer:
+    """The serializable pre-tokenizer giving the same words as ``pre`` (its morphology lookup,
+    if any, is the custom step :class:`MorphLookupPreTokenizer`).
+
+    ``isolate_outside`` (Metaspace only): characters of the alphabet; every other character
+    becomes a word of its own. The Unigram export needs it to equal the native ``optimal``
+    encoder: natively a character outside the alphabet is a hard boundary (no ranked token
+    contains it) encoded as its UTF-8 bytes, but inside one Unigram word its unknown node
+    costs ``min_score - 10``, so a special or ``<0xNN>`` piece spelled out in the text (score
+    ``UNSELECTABLE_SCORE``) would win over it: ``"<0x41>"`` would become the byte "A".
+    """
+    if isinstance(pre, ByteLevel):
+        return pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(pre.pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    split = pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
+    if isolate_outside is None:
+        return split
+    outside = Regex(outside_class(isolate_outside))
+    return pre_tokenizers.Sequence([split, pre_tokenizers.Split(outside, behavior="isolated")])
+
+
+def outside_class(chars: Iterable[str]) -> str:
+    """An Oniguruma character class matching one character not in ``chars``."""
+    codes = sorted({ord(c) for c in chars})
+    ranges = []
+    for c in codes:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    body = "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
+    return f"[^{body}]" if body else r"[\s\S]"
+
+
+def alphabet_chars(tok: Tokenizer) -> set[str]:
+    """The characters of a Metaspace tokenizer's singletons (its alphabet units)."""
+    return {c for unit in tok.model.alphabet for c in unit} | {tok.pre_tokenizer.replacement}
+
+
+def standard_decoder(pre: PreTokenizer, special_tokens: Sequence[str] = ()) -> decoders.Decoder:
+    """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``.
+
+    Metaspace: :meth:`hf_greedtok.decoders.MetaspaceDecoder.to_hf`, which also drops the "▁"
+    prepended to the text after each of ``special_tokens``.
+    """
+    if isinstance(pre, ByteLevel):
+        return decoders.ByteLevel()
+    return MetaspaceDecoder(pre.replacement, tuple(special_tokens)).to_hf()
+
+
+def special_added_tokens(backend: HFTokenizer) -> list[str]:
+    """Contents of the special added tokens of ``backend``, in id order."""
+    added = backend.get_added_tokens_decoder()
+    return [added[i].content for i in sorted(added) if added[i].special]
+
+
+def refresh_decoder(backend: HFTokenizer, pre: PreTokenizer) -> None:
+    """Rebuild ``backend``'s decoder for its current special tokens (after tokens were added,
+    e.g. by transformers' ``add_special_tokens``), so text after a new special token decodes
+    without an extra space."""
+    if isinstance(pre, Metaspace):
+        backend.decoder = standard_decoder(pre, special_added_tokens(backend))
+
+
+def template_post_processor(bos: Optional[tuple[str, int]] = None,
+                            eos: Optional[tuple[str, int]] = None) -> processors.TemplateProcessing:
+    """``[BOS] $A [EOS]`` (pairs: ``[BOS] $A [EOS] [BOS] $B [EOS]``) with the given (token, id)."""
+    b = f"{bos[0]}:0 " if bos else ""
+    e = f" {eos[0]}:0" if eos else ""
+    single = f"{b}$A:0{e}"
+    pair = f"{single} {b.replace(':0', ':1')}$B:1{e.replace(':0', ':1')}"
+    return processors.TemplateProcessing(single=single, pair=pair,
+                                         special_tokens=[t for t in (bos, eos) if t])
+
+
+# ---------------------------------------------------------------------- the cover step
+
+class _WordCache(dict):
+    """word (as the HF pre-tokenizer shows it) -> list[tokenizers.Token]; misses are encoded.
+
+    A dict subclass so that hits cost one C-level lookup when HF calls ``cache.__getitem__``.
+    """
+
+    def __init__(self, tok: Tokenizer, mode: Mode) -> None:
+        super().__init__()
+        m = tok.model
+        self._encode = m.encoder.encode_word if m.splitter is None \
+            else (lambda word, mode: m.encode_words([word], mode)[0].tolist())
+        self._mode = mode
+        self._byte_level = m.unit_kind == "bytes"
+        self._values = m._id_to_str
+        # UTF-8 length of each token in the HF pre-tokenizer's normalized string
+        self._span = [0 if s is None else len(s.encode("utf-8")) for s in m._id_to_str]
+        self._byte_ids = {} if self._byte_level else {i: b for b, i in enumerate(m.byte_fallback_ids)}
+
+    def __missing__(self, word: str) -> list[Token]:
+        if len(self) >= WORD_CACHE_LIMIT:
+            self.clear()
+        units = word.translate(_DISPLAY_TO_LATIN1).encode("latin-1") if self._byte_level else word
+        ids = self._encode(units, self._mode)
+        tokens = []
+        pos = 0
+        if self._byte_level:
+            for i in ids:
+                end = pos + self._span[i]
+                tokens.append(Token(i, self._values[i], (pos, end)))
+                pos = end
+        else:
+            pending = 0                 # byte-fallback tokens left in the current character
+            for i in ids:
+                b = self._byte_ids.get(i)
+                if b is None:
+                    end = pos + self._span[i]
+                    tokens.append(Token(i, self._values[i], (pos, end)))
+                    pos = end
+                    continue
+                if pending == 0:        # a lead byte: every byte token spans the whole character
+                    width = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+                    pending = width
+                tokens.append(Token(i, self._values[i], (pos, pos + width)))
+                pending -= 1
+                if pending == 0:
+                    pos += width
+        if len(word) <= WORD_CACHE_MAX_CHARS:
+            self[word] = tokens
+        return tokens
+
+
+class GreedTokPreTokenizer:
+    """Custom pre-tokenizer step that assigns GreedTok's tokens to every pre-tokenized word.
+
+    Use it last in a ``pre_tokenizers.Sequence`` after the standard steps of
+    :func:`standard_pre_tokenizer`, wrapped with ``PreTokenizer.custom``. Each word keeps one
+    word id; token offsets are byte offsets in the word, as ``pretok.tokenize`` requires.
+
+    Args:
+        tok: the GreedTok tokenizer whose model encodes the words.
+        mode: "cover" (GreedTok Algorithm 4) or "optimal" (minimum-token DP).
+
+    Raises:
+        ValueError: unknown mode.
+    """
+
+    def __init__(self, tok: Tokenizer, mode: Mode = "cover") -> None:
+        self.mode = _check_mode(mode)
+        self._cache = _WordCache(tok, self.mode)
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.tokenize(self._cache.__getitem__)
+
+
+class MorphLookupPreTokenizer:
+    """Custom pre-tokenizer step that splits words found in a morphology lookup table.
+
+    Use it after the standard Metaspace split, wrapped with ``PreTokenizer.custom``: each word
+    is cut with :meth:`hf_greedtok.indic.lookup.MorphLookup.split_word` (MorphTok Section 3.1.1),
+    so segment boundaries become pre-token boundaries; nothing is inserted, so decoding
+    restores the text exactly. Offsets stay those of the input.
+
+    Args:
+        lookup: the table.
+        units: "chars", or "marks"/"vowels" (boundaries inside a unit are dropped).
+        replacement: the Metaspace space character the words start with.
+    """
+
+    def __init__(self, lookup: "MorphLookup", units: str = "chars", replacement: str = "\u2581") -> None:
+        self.lookup, self.units, self.replacement = lookup, units, replacement
+
+    def _split(self, i: int, word):
+        pieces = self.lookup.split_word(str(word), self.units, self.replacement)
+        if len(pieces) == 1:
+            return [word]
+        out, pos = [], 0
+        for piece in pieces:
+            out.append(word[pos:pos + len(piece)])
+            pos += len(piece)
+        return out
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.split(self._split)
+
+
+@dataclass
+class _Attachment:
+    """What a backend with custom steps needs to be serialized and rebuilt."""
+
+    tokenizer: Optional[Tokenizer]          # the GreedTok model (None: a BPE backend with a lookup)
+    mode: Optional[Mode]
+    lock: threading.RLock
+    lookup: Optional["MorphLookup"] = None
+    units: str = "chars"
+    standard: Optional[pre_tokenizers.PreTokenizer] = None   # set when custom steps are present
+
+
+def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
+    """The ``tokenizers.Tokenizer`` that encodes like ``tok.encode(text, mode=mode)``.
+
+    ``optimal`` gives a standard backend when one is exact (:func:`pure_optimal_problem`);
+    ``cover``, and ``optimal`` otherwise, append :class:`GreedTokPreTokenizer`; a morphology
+    lookup adds :class:`MorphLookupPreTokenizer` after the Metaspace split.
+    No post-processor is set (transformers sets BOS/EOS); special tokens are added as special
+    added tokens with their GreedTok ids.
+
+    Raises:
+        ValueError: unknown mode, or a tokenizer with no HF form (foreign pre-tokenizer,
+            non-contiguous ids).
+    """
+    _check_mode(mode)
+    _check_supported(tok)
+    backend = HFTokenizer(models.Unigram(unigram_vocab(tok), unk_id=_unk_id(tok),
+                                         byte_fallback=tok.model.unit_kind != "bytes"))
+    backend.normalizer = standard_normalizer(tok.pre_tokenizer, tok.normalizer)
+    pure = mode == "optimal" and pure_optimal_problem(tok) is None
+    isolate = pure and isinstance(tok.pre_tokenizer, Metaspace)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer, alphabet_chars(tok) if isolate else None)
+    backend.decoder = standard_decoder(tok.pre_tokenizer, tok.model.special_tokens)
+    if tok.model.special_tokens:
+        backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
+                                    for s in tok.model.special_tokens])
+    return attach(backend, tok, mode)
+
+
+def _unk_id(tok: Tokenizer) -> Optional[int]:
+    # Unigram needs an unk id before byte fallback can replace unknown characters; the
+    # fallback always succeeds (all 256 <0xNN> pieces exist), so this id is never emitted.
+    return tok.model.byte_fallback_ids[0] if tok.model.unit_kind != "bytes" else None
+
+
+def attach(backend: HFTokenizer, tok: Optional[Tokenizer], mode: Optional[Mode], *,
+           lookup: Optional["MorphLookup"] = None, units: str = "chars") -> HFTokenizer:
+    """Give ``backend`` (standard components) its custom steps and a lock; returns it.
+
+    With ``tok``: GreedTok's encoder of ``mode`` (and ``tok``'s lookup, if any). Without:
+    only ``lookup`` (a BPE backend with a morphology lookup, split by ``units``).
+    """
+    if tok is not None and isinstance(tok.pre_tokenizer, Metaspace) and tok.pre_tokenizer.lookup is not None:
+        lookup, units = tok.pre_tokenizer.lookup, tok.pre_tokenizer.units
+    standard = backend.pre_tokenizer
+    steps = []
+    if lookup is not None:
+        replacement = getattr(standard, "replacement", "\u2581")
+        steps.append(MorphLookupPreTokenizer(lookup, units, replacement))
+    if tok is not None and (mode == "cover" or pure_optimal_problem(tok) is not None):
+        steps.append(GreedTokPreTokenizer(tok, mode))
+    if steps:
+        backend.pre_tokenizer = pre_tokenizers.Sequence(
+            [standard, *(pre_tokenizers.PreTokenizer.custom(step) for step in steps)])
+    backend._greedtok = _Attachment(tok, mode, threading.RLock(), lookup, units, standard if steps else None)
+    return backend
+
+
+def attachment(backend: HFTokenizer) -> Optional[_Attachment]:
+    """The state of a backend from :func:`build_backend`/:func:`attach` (tokenizer, mode, lock, lookup), or None."""
+    return backend.__dict__.get("_greedtok")
+
+
+def backend_lock(backend: HFTokenizer) -> threading.RLock:
+    """The lock to hold while encoding with or reconfiguring ``backend``."""
+    att = attachment(backend)
+    if att is None:
+        raise ValueError("not a backend built by hf_greedtok.hf.pipeline.build_backend or attach")
+    return att.lock
+
+
+def standard_json(backend: HFTokenizer) -> str:
+    """``backend`` as tokenizer.json text, the custom steps (if any) left out.
+
+    For GreedTok the result is a pure Unigram tokenizer: exactly the ``optimal`` encoder
+    (without the morphology lookup, which has no standard component).
+    """
+    att = attachment(backend)
+    if att is None or att.standard is None:
+        return backend.to_str()
+    with att.lock:
+        custom = backend.pre_tokenizer
+        backend.pre_tokenizer = att.standard
+        try:
+            return backend.to_str()
+        finally:
+            backend.pre_tokenizer = custom
+
+
+# tokenizers refuses a file whose "version" it does not know and quotes the value in its error
+# ("Unknown tokenizer version '...'"), so this is what a user without hf-greedtok reads.
+GUARDED_VERSION = ("hf-greedtok: this tokenizer.json alone would encode differently (GreedTok cover mode or a "
+                   "morphology lookup); load its folder with hf-greedtok installed")
+_TOKENIZERS_VERSION = "1.0"
+
+
+def folder_json(backend: HFTokenizer) -> str:
+    """The ``tokenizer.json`` text of a saved folder.
+
+    A backend made of standard components only (``optimal`` mode, CBPE) is written as is and
+    loads anywhere with the same ids. A backend with custom steps (``cover`` mode, a lookup)
+    has no standard equivalent: its standard part alone would be a *different* tokenizer, so
+    its ``version`` is set to :data:`GUARDED_VERSION` and plain ``tokenizers`` (and transformers
+    without this package, or a folder missing ``tokenizer_config.json``) refuse it with that
+    message instead of silently encoding otherwise. :func:`backend_from_folder_json` reads both.
+    """
+    text = standard_json(backend)
+    att = attachment(backend)
+    if att is None or att.standard is None:
+        return text
+    data = json.loads(text)
+    data["version"] = GUARDED_VERSION
+    return json.dumps(data, ensure_ascii=False)
+
+
+def backend_from_folder_json(text: str) -> HFTokenizer:
+    """The standard backend stored by :func:`folder_json` (guarded or not), without custom steps.
+
+    Raises:
+        Exception: as ``tokenizers.Tokenizer.from_str`` for text that is not a tokenizer file.
+    """
+    data = json.loads(text)
+    if isinstance(data, dict) and data.get("version") == GUARDED_VERSION:
+        data["version"] = _TOKENIZERS_VERSION
+        text = json.dumps(data, ensure_ascii=False)
+    return HFTokenizer.from_str(text)
+
+
+def _rebuild_backend(tokenizer_json: str, tok: Optional[Tokenizer], mode: Optional[Mode],
+                     lookup: Optional["MorphLookup"] = None, units: str = "chars") -> HFTokenizer:
+    return attach(HFTokenizer.from_str(tokenizer_json), tok, mode, lookup=lookup, units=units)
+
+
+def _reduce_backend(backend: HFTokenizer):
+    att = attachment(backend)
+    if att is None:
+        return backend.__reduce_ex__(2)
+    return (_rebuild_backend, (standard_json(backend), att.tokenizer, att.mode, att.lookup, att.units))
+
+
+# pickle, copy.deepcopy, dill (datasets' multiprocess) and datasets' fingerprint Hasher all
+# consult copyreg's dispatch table; the Rust class cannot be subclassed or given __reduce__.
+copyreg.pickle(HFTokenizer, _reduce_backend)
+
+
+def export_optimal_tokenizer_json(tok: Tokenizer, path: Union[str, Path], *,
+                                  bos_token: Optional[str] = None,
+                                  eos_token: Optional[str] = None) -> Path:
+    """Write a standard ``tokenizer.json`` that encodes exactly like ``tok`` in ``optimal`` mode.
+
+    It loads with ``tokenizers.Tokenizer.from_file`` or ``AutoTokenizer`` with no custom code
+    (Unigram, all scores equal; see the module docstring). ``bos_token``/``eos_token`` must be
+    special tokens of ``tok``; they are added by a ``TemplateProcessing`` post-processor.
+    The file is written atomically.
+
+    Raises:
+        ValueError: bos/eos not among the special tokens, a tokenizer no standard file can
+            reproduce exactly (:func:`pure_optimal_problem`: a morphology lookup, a special token
+            of one character), or a tokenizer with no HF form.
+    """
+    problem = pure_optimal_problem(tok)
+    if problem is not None:
+        raise ValueError(f"no pure tokenizer.json encodes exactly like this tokenizer: {problem}; "
+                         "save it with GreedTokTokenizerFast instead")
+    backend = build_backend(tok, "optimal")
+    ids = tok.model.special_token_ids
+    ends = []
+    for name, t in (("bos_token", bos_token), ("eos_token", eos_token)):
+        if t is not None and t not in ids:
+            raise ValueError(f"{name} {t!r} is not a special token of this tokenizer "
+                             f"(special tokens: {tok.model.special_tokens})")
+        ends.append((t, ids[t]) if t is not None else None)
+    backend.post_processor = template_post_processor(*ends)
+    path = Path(path)
+    atomic_write_text(path, json.dumps(json.loads(backend.to_str()), ensure_ascii=False, indent=2) + "\n")
+    return path

@@ -1,0 +1,107 @@
+"""SentencePiece-style pre-tokenization: spaces become "▁", words start at each "▁", and the
+singletons are characters or script-aware units (:mod:`hf_greedtok.indic.units`), optionally
+after a morphology lookup (:mod:`hf_greedtok.indic.lookup`)."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import regex
+
+from ..indic.lookup import MorphLookup
+from ..indic.units import UNIT_KINDS, UnitSplitter
+from ..normalizers import replace_surrogates
+
+
+@dataclass(frozen=True)
+class Metaspace:
+    """SentencePiece-style split on "▁" with character (or unit) singletons.
+
+    A "▁" is always prepended, so decoding drops exactly one leading space. Text that itself
+    contains U+2581 decodes it as a space (as in SentencePiece and HF ``Metaspace``); every
+    other string round-trips exactly.
+
+    Args:
+        replacement: the one character standing for a space.
+        units: the singletons: "chars" (code points), or "marks"/"vowels", the script-aware
+            units of :mod:`hf_greedtok.indic.units` (CBPE's initial units; tokens then start and end
+            on unit boundaries).
+        lookup: optional :class:`hf_greedtok.indic.lookup.MorphLookup`; words found in it are split
+            into their morphological segments (MorphTok Section 3.1.1), boundaries inside a
+            unit being dropped.
+
+    Raises:
+        ValueError: a replacement that is not one character, or unknown units.
+    """
+
+    replacement: str = "\u2581"
+    units: str = "chars"
+    lookup: Optional[MorphLookup] = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        if len(self.replacement) != 1:
+            raise ValueError(f"replacement must be one character, got {self.replacement!r}")
+        if self.units not in UNIT_KINDS:
+            raise ValueError(f"units must be one of {', '.join(UNIT_KINDS)}, got {self.units!r}")
+
+    @property
+    def unit_kind(self) -> str:
+        return self.units
+
+    @functools.cached_property
+    def _regex(self) -> "regex.Pattern[str]":
+        r = regex.escape(self.replacement)
+        return regex.compile(f"{r}[^{r}]*|[^{r}]+")
+
+    @functools.cached_property
+    def splitter(self) -> UnitSplitter:
+        return UnitSplitter(self.units)
+
+    def pre_tokenize(self, text: str) -> list[str]:
+        """Words of ``text``, each starting with the replacement; none for "" (as HF, whose
+        ``Prepend`` normalizer leaves an empty string empty)."""
+        if not text:
+            return []
+        words = self._regex.findall(self.replacement + text.replace(" ", self.replacement))
+        if self.lookup is None:
+            return words
+        split = self.lookup.split_word
+        return [piece for w in words for piece in split(w, self.units, self.replacement)]
+
+    def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
+        return self.pre_tokenize(word)
+
+    def word_units(self, word: str) -> Union[str, tuple[str, ...]]:
+        """The singletons of a word: the word itself (characters) or a tuple of unit strings."""
+        word = replace_surrogates(word)
+        return word if self.units == "chars" else tuple(self.splitter.split(word))
+
+    @staticmethod
+    def token_to_str(token: str) -> str:
+        return token
+
+    @staticmethod
+    def str_to_token(text: str) -> str:
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The saved form: ``{"type": "Metaspace", "replacement": "▁"}``, plus "units" unless
+        characters and "lookup" (:meth:`MorphLookup.to_dict`) if any."""
+        spec: dict[str, Any] = {"type": "Metaspace", "replacement": self.replacement}
+        if self.units != "chars":
+            spec["units"] = self.units
+        if self.lookup is not None:
+            spec["lookup"] = self.lookup.to_dict()
+        return spec
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any]) -> "Metaspace":
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: as the constructor and :meth:`MorphLookup.from_dict`.
+        """
+        lookup = spec.get("lookup")
+        return cls(replacement=spec.get("replacement", "\u2581"), units=spec.get("units", "chars"),
+                   lookup=None if lookup is None else MorphLookup.from_dict(lookup))
