@@ -1,0 +1,16 @@
+# cython: language_level=3
+"""Declarations of the native pre-tokenizer (see _pretokenize.pyx): the split patterns we ship,
+run over code points without the GIL, giving exactly the words ``regex.findall`` gives."""
+
+from libc.stdint cimport int64_t, uint32_t
+from libcpp.vector cimport vector
+
+cdef enum:
+    PATTERN_NONE = -1        # not built in: split with the `regex` package
+    PATTERN_GPT4 = 0         # cl100k_base (GPT-4)
+    PATTERN_GPT2 = 1         # r50k_base (GPT-2)
+    PATTERN_O200K = 2        # o200k_base (GPT-4o)
+    PATTERN_WHITESPACE = 3   # the GreedTok paper's space-delimited words
+
+
+cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
