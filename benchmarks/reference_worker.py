@@ -27,6 +27,10 @@ Usage:
       WORDS.json: [[hex_word_bytes, count], ...]
   reference_worker.py encode --tokens TOKENS.json --words WORDS.json [--repeat 3]
       TOKENS.json: [hex_token, ...] in rank order; WORDS.json: [hex_word, ...]
+  reference_worker.py train-tsv TABLE --k K --max-token-length L --output OUT [--min-word-count 1]
+      end to end, as ``hf-greedtok train TABLE --counts --no-prefix-space`` (bench_train_cli.py):
+      read the word<TAB>count table (each word's UTF-8 bytes, no prefix space; a word listed
+      twice adds its counts), train, write OUT: ``hex_token<TAB>gain`` per line in rank order.
 """
 
 from __future__ import annotations
@@ -110,6 +114,45 @@ def cmd_encode(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def read_tsv_counts(path: str) -> dict[bytes, int]:
+    """{UTF-8 bytes of the word: count} of a ``word<TAB>count`` table (blank lines skipped).
+
+    The words are taken whole: equal to ``hf-greedtok train --counts --no-prefix-space``'s words
+    only when none is split by its pre-tokenizer regex; bench_train_cli.py checks that."""
+    counts: dict[bytes, int] = {}
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.rstrip(b"\r\n")
+            if not line:
+                continue
+            word, count = line.split(b"\t")
+            counts[word] = counts.get(word, 0) + int(count)
+    return counts
+
+
+def cmd_train_tsv(args: argparse.Namespace) -> dict[str, object]:
+    t0 = time.perf_counter()
+    from pcatt import pco_tokenizer
+    t1 = time.perf_counter()
+    counts = read_tsv_counts(args.table)
+    t2 = time.perf_counter()
+    with _quiet_stdout():
+        trainer = pco_tokenizer.build(counts, set(), 100, False)
+        trainer.initialize_graph(args.max_token_length + 1, args.min_word_count)
+        t3 = time.perf_counter()
+        tokens, gains = trainer.solve_to_step(args.k)
+        t4 = time.perf_counter()
+    with open(args.output, "w") as f:
+        f.writelines(f"{t.hex()}\t{int(g)}\n" for t, g in zip(tokens, gains))
+    t5 = time.perf_counter()
+    n_words = len(counts)
+    del trainer, tokens, gains, counts       # what leaving the function does anyway, timed
+    t6 = time.perf_counter()
+    return {"import_s": t1 - t0, "read_s": t2 - t1, "setup_s": t3 - t2, "solve_s": t4 - t3,
+            "write_s": t5 - t4, "free_s": t6 - t5, "words": n_words, "peak_rss_mb": _peak_rss_mb(),
+            "version": VERSION}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -124,6 +167,13 @@ def main(argv: list[str] | None = None) -> None:
     en.add_argument("--words", required=True)
     en.add_argument("--repeat", type=int, default=3)
     en.set_defaults(func=cmd_encode)
+    tt = sub.add_parser("train-tsv", help="read a word<TAB>count table, train, write the ranked tokens")
+    tt.add_argument("table")
+    tt.add_argument("--k", type=int, required=True)
+    tt.add_argument("--max-token-length", type=int, required=True)
+    tt.add_argument("--min-word-count", type=int, default=1)
+    tt.add_argument("--output", required=True)
+    tt.set_defaults(func=cmd_train_tsv)
     args = parser.parse_args(argv)
     print(json.dumps(args.func(args)))
 
