@@ -9,16 +9,14 @@ CBPE's Rust trainer):
 * ``show=False`` (the CLI's ``--quiet``, ``show_progress=False``): nothing at all.
 
 Jupyter widgets (what ``tqdm.auto`` picks in a notebook) redraw in place and keep tqdm's defaults.
+tqdm is imported by the first bar shown, so a quiet run never pays for it.
 """
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterable, Optional
-
-from tqdm.auto import tqdm
+from typing import Any, Iterable, Iterator, Optional
 
 LOG_INTERVAL = 10.0      # seconds between two lines of a bar written to a log
-_WIDGETS = tqdm.__module__.startswith("tqdm.notebook")
 
 
 def stderr_is_terminal() -> bool:
@@ -29,18 +27,47 @@ def stderr_is_terminal() -> bool:
         return False
 
 
-def progress_bar(iterable: Optional[Iterable] = None, *, show: bool = True, **kwargs: Any) -> tqdm:
-    """A tqdm bar following the policy above.
+class SilentBar:
+    """What ``progress_bar(show=False)`` returns: the part of tqdm's API our callers use
+    (iteration, ``with``, ``update``, ``set_postfix``, ``close``), doing nothing."""
+
+    def __init__(self, iterable: Optional[Iterable] = None) -> None:
+        self._iterable = iterable
+
+    def __iter__(self) -> Iterator:
+        return iter(self._iterable if self._iterable is not None else ())
+
+    def __enter__(self) -> "SilentBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        return None
+
+    def set_postfix(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def progress_bar(iterable: Optional[Iterable] = None, *, show: bool = True, **kwargs: Any) -> Any:
+    """A tqdm bar following the policy above, or a :class:`SilentBar` when ``show`` is false.
 
     Args:
         iterable: wrapped as by ``tqdm(iterable)``; None for a bar driven by ``update(n)``.
-        show: False disables the bar (it still counts, and prints nothing).
+        show: False: no bar (nothing is printed, tqdm is not imported).
         **kwargs: tqdm's options (``total``, ``desc``, ``unit``, ...); an explicit
             ``mininterval`` (seconds) overrides the policy.
     """
-    if show and not _WIDGETS and not stderr_is_terminal():
+    if not show:
+        return SilentBar(iterable)
+    from tqdm.auto import tqdm
+    if not tqdm.__module__.startswith("tqdm.notebook") and not stderr_is_terminal():
         kwargs.setdefault("mininterval", LOG_INTERVAL)
-    return tqdm(iterable, disable=not show, **kwargs)
+    return tqdm(iterable, **kwargs)
 
 
 def native_progress(show: bool) -> bool:
@@ -51,4 +78,5 @@ def native_progress(show: bool) -> bool:
 
 def note(message: str) -> None:
     """Print a line of its own (on stdout) without breaking a bar being drawn."""
+    from tqdm.auto import tqdm
     tqdm.write(message)

@@ -15,7 +15,7 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._progress import note, progress_bar
-from ._trainer import GreedTokCore
+from ._trainer import MAX_WORD_UNITS, GreedTokCore
 from .core import Tokenizer
 from .defaults import DEFAULT_MAX_TOKEN_LENGTH
 from .models import GreedTokModel, pack_units
@@ -168,22 +168,25 @@ class GreedTokTrainer:
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
         words: list[Token] = []
-        counts = np.empty(len(word_counts), dtype=np.int64)
         alphabet: set[str] = set()
         singletons = 0
-        for k, (word, c) in enumerate(word_counts.items()):
+        word_units = self.pre_tokenizer.word_units
+        by_chars = self.pre_tokenizer.unit_kind != "bytes"
+        short = MAX_WORD_UNITS // (1 if by_chars else 4)     # no longer word can be too long
+        for word, c in word_counts.items():
             if not isinstance(c, (int, np.integer)) or c < 1:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
             if c > INT64_MAX:
                 raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
                                                 "count the trainer can hold")
-            check_word_length(word, self.pre_tokenizer, source, None)
-            units = self.pre_tokenizer.word_units(word)
+            if len(word) > short:
+                check_word_length(word, self.pre_tokenizer, source, None)
+            units = word_units(word)
             words.append(units)
-            counts[k] = c
             singletons += int(c) * len(units)
-            if self.pre_tokenizer.unit_kind != "bytes":
+            if by_chars:
                 alphabet.update(units)
+        counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(word_counts))
         if singletons > INT64_MAX:
             raise CorpusError(source, None, _too_large(word_counts, singletons))
         if self.pre_tokenizer.unit_kind != "bytes":

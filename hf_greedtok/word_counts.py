@@ -348,12 +348,17 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
         CorpusError: a missing file, a line without exactly one tab, a count that is not an
             integer >= 1, an empty word, a NUL byte or invalid UTF-8 (file and line given).
     """
-    counts: Counter = Counter()
+    counts: dict[str, int] = {}
+    get = counts.get
+    split = pre_tokenizer.count_table_word
+    # a word this short cannot exceed the trainer's limit (<= 4 bytes per character)
+    short = MAX_WORD_UNITS // (4 if pre_tokenizer.unit_kind == "bytes" else 1)
     for p, line, word, count in iter_count_tables(paths):
-        for piece in pre_tokenizer.count_table_word(normalizer(word) if normalizer else word, prefix_space):
-            check_word_length(piece, pre_tokenizer, str(p), line)
-            counts[piece] += count
-    return counts
+        for piece in split(normalizer(word) if normalizer else word, prefix_space):
+            if len(piece) > short:
+                check_word_length(piece, pre_tokenizer, str(p), line)
+            counts[piece] = get(piece, 0) + count
+    return Counter(counts)
 
 
 def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
@@ -376,6 +381,7 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     script's digits (all accepted by ``int``) are errors. A byte order mark opening a file is
     dropped."""
     for p in map(Path, paths):
+        source = str(p)
         lines = (text for _, text in iter_utf8_lines(p))
         # csv consumes exactly one line per row (no quoting), so line_num is the file's line
         reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
@@ -385,23 +391,23 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
                 if not row:
                     continue
                 if len(row) != 2:
-                    raise CorpusError(str(p), line, f"expected 'word<TAB>count', found {len(row)} "
+                    raise CorpusError(source, line, f"expected 'word<TAB>count', found {len(row)} "
                                                     "tab-separated fields")
                 word, count_text = row
                 if not (count_text.isascii() and count_text.isdigit()):
-                    raise CorpusError(str(p), line, f"count {count_text!r} is not an integer in ASCII "
+                    raise CorpusError(source, line, f"count {count_text!r} is not an integer in ASCII "
                                                     "digits 0-9 (no sign, spaces, separators or other "
                                                     "scripts' digits)")
                 count = int(count_text)
                 if count < 1:
-                    raise CorpusError(str(p), line, f"count {count} must be >= 1")
+                    raise CorpusError(source, line, f"count {count} must be >= 1")
                 if not word:
-                    raise CorpusError(str(p), line, "empty word")
+                    raise CorpusError(source, line, "empty word")
                 if "\0" in word:
-                    raise CorpusError(str(p), line, "NUL character in word")
+                    raise CorpusError(source, line, "NUL character in word")
                 yield p, line, word, count
         except csv.Error as e:
-            raise CorpusError(str(p), reader.line_num, f"malformed line ({e})") from None
+            raise CorpusError(source, reader.line_num, f"malformed line ({e})") from None
 
 
 def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
