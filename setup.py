@@ -15,7 +15,8 @@ SOURCES = Path("src_ext") / "hf_greedtok"
 
 # relative, sorted paths: setuptools refuses absolute source paths, and a stable order keeps builds reproducible
 extensions = [
-    Extension(f"hf_greedtok.{pyx.stem}", [pyx.as_posix()], language="c++", extra_compile_args=COMPILE_ARGS)
+    Extension(f"hf_greedtok.{pyx.stem}", [pyx.as_posix()], language="c++", extra_compile_args=COMPILE_ARGS,
+              include_dirs=[SOURCES.as_posix()])   # generated headers beside the .pyx (_unicode_props.h)
     for pyx in sorted(SOURCES.glob("*.pyx"))
 ]
 

@@ -18,10 +18,22 @@ GPT4_PATTERN = (
 )
 # GPT-2's pattern (r50k_base).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# tiktoken's o200k_base pattern (GPT-4o), copied from tiktoken_ext/openai_public.py (tiktoken 0.14.0).
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 # The GreedTok paper's words (Section 5.2): space-delimited, each keeping the one space before it.
 WHITESPACE_PATTERN = r""" ?\S+|\s+(?!\S)|\s+"""
 PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN,
-            "whitespace": WHITESPACE_PATTERN}
+            "o200k": O200K_PATTERN, "whitespace": WHITESPACE_PATTERN}
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,363 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The native pre-tokenizer: the split patterns we ship, as hand-written scanners over code points.
+
+``split_words`` (see _pretokenize.pxd) gives exactly the words ``regex.findall(PATTERN, s)``
+gives, for these patterns (the strings of hf_greedtok/pre_tokenizers/byte_level.py):
+
+* ``PATTERN_GPT4``: GPT4_PATTERN, tiktoken's cl100k_base split as this package ships it
+  (``\\p{L}+``, ``\\p{N}{1,3}``, ``\\s*[\\r\\n]|\\s+(?!\\S)|\\s+``).
+* ``PATTERN_GPT2``: GPT2_PATTERN, GPT-2's (r50k_base) split.
+* ``PATTERN_O200K``: O200K_PATTERN, tiktoken's o200k_base split (GPT-4o), copied from
+  tiktoken_ext/openai_public.py.
+* ``PATTERN_WHITESPACE``: WHITESPACE_PATTERN, the GreedTok paper's space-delimited words.
+
+Each scanner replays the backtracking search of ``regex`` for one word: the leftmost alternative
+that matches wins, possessive quantifiers (``?+``, ``++``) never give back, greedy ones give back
+one code point at a time (``\\s+(?!\\S)`` leaves the last space before a non-space to the next word;
+``\\s*[\\r\\n]`` ends at the last CR/LF of a whitespace run; o200k's optional prefix and its two
+overlapping letter classes fall back to shorter matches). Character classes come from
+``_unicode_props.h``, generated from the installed ``regex`` by gen_unicode_props.py, so
+``\\p{L}``, ``\\s``, the case-insensitive contraction letters (``(?i:s)`` also matches U+017F
+LATIN SMALL LETTER LONG S) and lone surrogates (no class at all) are exactly those of ``regex``.
+
+Every offset is in code points. Every pattern matches each code point, so the words tile the text.
+"""
+
+from libc.stdint cimport int64_t, uint16_t, uint32_t
+from libcpp.vector cimport vector
+from cpython.ref cimport PyObject
+
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject*) nogil
+    int PyUnicode_KIND(PyObject*) nogil
+    void* PyUnicode_DATA(PyObject*) nogil
+
+cdef extern from "_unicode_props.h" nogil:
+    uint16_t hfg_props(uint32_t cp)
+    enum:
+        HFG_L
+        HFG_N
+        HFG_S
+        HFG_UPPER
+        HFG_LOWER
+        HFG_CI_S
+        HFG_CI_D
+        HFG_CI_M
+        HFG_CI_T
+        HFG_CI_L
+        HFG_CI_V
+        HFG_CI_R
+        HFG_CI_E
+
+# The patterns, character for character as hf_greedtok.pre_tokenizers.byte_level has them (copied,
+# not imported: the pre-tokenizers are above this module; tests/test_native_split.py checks them).
+_GPT4 = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+_GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_O200K = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_WHITESPACE = r""" ?\S+|\s+(?!\S)|\s+"""
+_PATTERN_IDS = {_GPT4: PATTERN_GPT4, _GPT2: PATTERN_GPT2, _O200K: PATTERN_O200K, _WHITESPACE: PATTERN_WHITESPACE}
+
+cdef enum:
+    _LNS = HFG_L | HFG_N | HFG_S   # a code point with none of these is "other": [^\s\p{L}\p{N}]
+    _CR = 0x0D
+    _LF = 0x0A
+    _SPACE = 0x20
+    _APOSTROPHE = 0x27
+    _SLASH = 0x2F
+
+
+# ---- runs: the end (exclusive) of the longest run from i of code points of one class ----
+
+cdef inline int64_t _run(const uint32_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
+    """End of the run from i of code points having any of the ``mask`` classes."""
+    while i < n and hfg_props(t[i]) & mask:
+        i += 1
+    return i
+
+
+cdef inline int64_t _run_other(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    """End of the run from i of ``[^\\s\\p{L}\\p{N}]``."""
+    while i < n and not (hfg_props(t[i]) & _LNS):
+        i += 1
+    return i
+
+
+cdef inline int64_t _run_non_space(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    """End of the run from i of ``\\S``."""
+    while i < n and not (hfg_props(t[i]) & HFG_S):
+        i += 1
+    return i
+
+
+cdef inline int64_t _run_newlines(const uint32_t* t, int64_t i, int64_t n, bint slash) noexcept nogil:
+    """End of ``[\\r\\n]*`` (``[\\r\\n/]*`` with slash) from i."""
+    while i < n and (t[i] == _CR or t[i] == _LF or (slash and t[i] == _SLASH)):
+        i += 1
+    return i
+
+
+cdef inline int64_t _spaces(const uint32_t* t, int64_t i, int64_t j, int64_t n) noexcept nogil:
+    """``\\s+(?!\\S)|\\s+`` at i, where [i, j) is the whole whitespace run from i: the run but its
+    last code point when a non-space follows (that one begins the next word), else the run."""
+    if j < n and j - i > 1:
+        return j - 1
+    return j
+
+
+cdef inline int64_t _newline_spaces(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    """``\\s*[\\r\\n]|\\s+(?!\\S)|\\s+`` (and o200k's ``\\s*[\\r\\n]+|...``, the same words) at i, a
+    whitespace code point: up to the last CR/LF of the run when it has one (greedy ``\\s*`` gives
+    back until ``[\\r\\n]`` fits), else :func:`_spaces`."""
+    cdef int64_t j = _run(t, i + 1, n, HFG_S)
+    cdef int64_t k = j
+    while k > i:
+        k -= 1
+        if t[k] == _CR or t[k] == _LF:
+            return k + 1
+    return _spaces(t, i, j, n)
+
+
+cdef inline bint _contraction2(uint16_t q) noexcept nogil:
+    """Whether a code point of properties q matches ``(?i:[sdmt])``."""
+    return (q & (HFG_CI_S | HFG_CI_D | HFG_CI_M | HFG_CI_T)) != 0
+
+
+cdef inline bint _contraction3(uint16_t q, uint16_t r) noexcept nogil:
+    """Whether two code points of properties q, r match ``(?i:ll|ve|re)``."""
+    return ((q & HFG_CI_L) and (r & HFG_CI_L)) or ((q & (HFG_CI_V | HFG_CI_R)) and (r & HFG_CI_E))
+
+
+# ---- one word from i (0 <= i < n): its end ----
+
+cdef inline int64_t _gpt4_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    cdef uint32_t c = t[i]
+    cdef uint16_t p = hfg_props(c)
+    cdef uint16_t q
+    cdef int64_t j
+    # '(?i:[sdmt]|ll|ve|re)
+    if c == _APOSTROPHE and i + 1 < n:
+        q = hfg_props(t[i + 1])
+        if _contraction2(q):
+            return i + 2
+        if i + 2 < n and _contraction3(q, hfg_props(t[i + 2])):
+            return i + 3
+    # [^\r\n\p{L}\p{N}]?+\p{L}+ : the possessive prefix, once taken, is never given back
+    if p & HFG_L:
+        return _run(t, i + 1, n, HFG_L)
+    if not (p & HFG_N) and c != _CR and c != _LF:
+        if i + 1 < n and hfg_props(t[i + 1]) & HFG_L:
+            return _run(t, i + 2, n, HFG_L)
+        # else: the prefix stays taken and \p{L}+ fails; the alternative fails
+    # \p{N}{1,3}
+    if p & HFG_N:
+        j = i + 1
+        while j < n and j < i + 3 and hfg_props(t[j]) & HFG_N:
+            j += 1
+        return j
+    #  ?[^\s\p{L}\p{N}]++[\r\n]*
+    if not (p & _LNS):
+        return _run_newlines(t, _run_other(t, i + 1, n), n, False)
+    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
+        return _run_newlines(t, _run_other(t, i + 2, n), n, False)
+    # \s*[\r\n]|\s+(?!\S)|\s+ (p is \s here)
+    return _newline_spaces(t, i, n)
+
+
+cdef inline int64_t _gpt2_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    cdef uint32_t c = t[i]
+    cdef uint32_t d, e
+    cdef uint16_t p = hfg_props(c)
+    cdef int64_t start = i
+    # '(?:[sdmt]|ll|ve|re), case-sensitive
+    if c == _APOSTROPHE and i + 1 < n:
+        d = t[i + 1]
+        if d == 0x73 or d == 0x64 or d == 0x6D or d == 0x74:     # s d m t
+            return i + 2
+        if i + 2 < n:
+            e = t[i + 2]
+            if (d == 0x6C and e == 0x6C) or ((d == 0x76 or d == 0x72) and e == 0x65):   # ll ve re
+                return i + 3
+    #  ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+ : a space followed by a non-space joins its word
+    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & HFG_S):
+        start = i + 1
+        p = hfg_props(t[start])
+    if p & HFG_L:
+        return _run(t, start + 1, n, HFG_L)
+    if p & HFG_N:
+        return _run(t, start + 1, n, HFG_N)
+    if not (p & HFG_S):
+        return _run_other(t, start + 1, n)
+    # \s+(?!\S)|\s+
+    return _spaces(t, i, _run(t, i + 1, n, HFG_S), n)
+
+
+cdef inline int64_t _whitespace_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    #  ?\S+
+    if t[i] == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & HFG_S):
+        return _run_non_space(t, i + 2, n)
+    if not (hfg_props(t[i]) & HFG_S):
+        return _run_non_space(t, i + 1, n)
+    # \s+(?!\S)|\s+
+    return _spaces(t, i, _run(t, i + 1, n, HFG_S), n)
+
+
+cdef inline int64_t _o200k_suffix(const uint32_t* t, int64_t e, int64_t n) noexcept nogil:
+    """End of the optional ``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` from e."""
+    cdef uint16_t q
+    if e + 1 < n and t[e] == _APOSTROPHE:
+        q = hfg_props(t[e + 1])
+        if _contraction2(q):      # 's 't 'm 'd
+            return e + 2
+        if e + 2 < n and _contraction3(q, hfg_props(t[e + 2])):      # 're 've 'll
+            return e + 3
+    return e
+
+
+cdef inline int64_t _o200k_upper_lower(const uint32_t* t, int64_t s, int64_t n) noexcept nogil:
+    """``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+`` from s: its end, or -1.
+
+    The greedy first class takes its whole run [s, u); the second needs one code point after it,
+    else the first gives back until it ends before one of the classes' common code points (Lm,
+    Lo, M), which then is the whole second part (the code point after it is Lu/Lt, or u)."""
+    cdef int64_t u = _run(t, s, n, HFG_UPPER)
+    if u < n and hfg_props(t[u]) & HFG_LOWER:
+        return _run(t, u + 1, n, HFG_LOWER)
+    while u > s:
+        u -= 1
+        if hfg_props(t[u]) & HFG_LOWER:
+            return u + 1
+    return -1
+
+
+cdef inline int64_t _o200k_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+    cdef uint32_t c = t[i]
+    cdef uint16_t p = hfg_props(c)
+    cdef bint prefix = not (p & (HFG_L | HFG_N)) and c != _CR and c != _LF   # [^\r\n\p{L}\p{N}]
+    cdef int64_t e
+    # [^\r\n\p{L}\p{N}]?[UPPER]*[LOWER]+(?i:'s|...)? : with the prefix if it fits, then without
+    if prefix and i + 1 < n:
+        e = _o200k_upper_lower(t, i + 1, n)
+        if e >= 0:
+            return _o200k_suffix(t, e, n)
+    if p & (HFG_UPPER | HFG_LOWER):
+        e = _o200k_upper_lower(t, i, n)
+        if e >= 0:
+            return _o200k_suffix(t, e, n)
+    # [^\r\n\p{L}\p{N}]?[UPPER]+[LOWER]*(?i:'s|...)?
+    if prefix and i + 1 < n and hfg_props(t[i + 1]) & HFG_UPPER:
+        return _o200k_suffix(t, _run(t, _run(t, i + 2, n, HFG_UPPER), n, HFG_LOWER), n)
+    if p & HFG_UPPER:
+        return _o200k_suffix(t, _run(t, _run(t, i + 1, n, HFG_UPPER), n, HFG_LOWER), n)
+    # \p{N}{1,3}
+    if p & HFG_N:
+        e = i + 1
+        while e < n and e < i + 3 and hfg_props(t[e]) & HFG_N:
+            e += 1
+        return e
+    #  ?[^\s\p{L}\p{N}]+[\r\n/]*
+    if not (p & _LNS):
+        return _run_newlines(t, _run_other(t, i + 1, n), n, True)
+    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
+        return _run_newlines(t, _run_other(t, i + 2, n), n, True)
+    # \s*[\r\n]+|\s+(?!\S)|\s+ (p is \s here)
+    return _newline_spaces(t, i, n)
+
+
+cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
+    """Appends to ``ends`` the end offset (exclusive, in code points from ``text``) of each word of
+    text[0:n] under ``pattern`` (a PATTERN_* id); returns the number of words appended.
+
+    Raises (as -1 with the Python exception set):
+        ValueError: ``pattern`` is not a PATTERN_* id with a native scanner (takes the GIL).
+        MemoryError: ``ends`` could not grow (std::bad_alloc).
+    """
+    cdef int64_t i = 0
+    cdef int64_t count = 0
+    if pattern == PATTERN_GPT4:
+        while i < n:
+            i = _gpt4_word(text, i, n)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_GPT2:
+        while i < n:
+            i = _gpt2_word(text, i, n)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_O200K:
+        while i < n:
+            i = _o200k_word(text, i, n)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_WHITESPACE:
+        while i < n:
+            i = _whitespace_word(text, i, n)
+            ends.push_back(i)
+            count += 1
+    else:
+        with gil:
+            raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
+    return count
+
+
+def native_pattern_id(str pattern not None) -> int:
+    """The PATTERN_* id of ``pattern`` when it is exactly (character for character) one of the split
+    patterns with a native scanner (byte_level's GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN,
+    WHITESPACE_PATTERN), else PATTERN_NONE (-1): split with the ``regex`` package."""
+    return _PATTERN_IDS.get(pattern, PATTERN_NONE)
+
+
+def split(str pattern not None, str text not None) -> list:
+    """``regex.findall(pattern, text)``, computed by the native scanner of ``pattern``: the words of
+    ``text`` in order, which concatenate to ``text``. For tests and benchmarks; the encoders call
+    ``split_words`` on code points directly.
+
+    Raises:
+        ValueError: ``pattern`` has no native scanner (``native_pattern_id(pattern) == -1``).
+        MemoryError: the word offsets (8 bytes a word) could not be allocated.
+    """
+    cdef int pattern_id = native_pattern_id(pattern)
+    if pattern_id == PATTERN_NONE:
+        raise ValueError(f"no native pre-tokenizer for the split pattern {pattern!r}; "
+                         "use regex.findall (native ones: hf_greedtok.pre_tokenizers.byte_level's "
+                         "GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN)")
+    cdef PyObject* obj = <PyObject*>text
+    cdef int64_t n = PyUnicode_GET_LENGTH(obj)
+    cdef int kind = PyUnicode_KIND(obj)
+    cdef void* data = PyUnicode_DATA(obj)
+    cdef vector[uint32_t] wide
+    cdef const uint32_t* units
+    cdef vector[int64_t] ends
+    cdef int64_t k
+    if kind == 4:
+        units = <const uint32_t*>data
+    else:
+        wide.resize(n)
+        if kind == 1:
+            for k in range(n):
+                wide[k] = (<const unsigned char*>data)[k]
+        else:
+            for k in range(n):
+                wide[k] = (<const unsigned short*>data)[k]
+        units = wide.data()
+    with nogil:
+        split_words(pattern_id, units, n, ends)
+    cdef list words = []
+    cdef int64_t start = 0, end
+    for end in ends:
+        words.append(text[start:end])
+        start = end
+    return words

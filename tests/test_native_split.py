@@ -1,0 +1,284 @@
+"""The native pre-tokenizer (issue 14 item 2): ``hf_greedtok._pretokenize.split(PATTERN, text)``
+gives exactly ``regex.findall(PATTERN, text)`` for the four split patterns we ship (GPT-4's
+cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words),
+over any text: arbitrary Unicode including lone surrogates, text crowded with the patterns'
+tricky parts, every code point, and every shared corpus. Its character classes come from a
+header generated from the installed ``regex``; a test regenerates it and compares.
+
+Default run: about 2,000 hypothesis examples per pattern and the first 2 MB of each corpus.
+``pytest -m slow tests/test_native_split.py``: 100,000 examples per pattern and whole corpora.
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+import regex
+from corpora import CORPORA, REPO
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hf_greedtok._pretokenize import native_pattern_id, split
+from hf_greedtok.pre_tokenizers.byte_level import (GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS,
+                                                   WHITESPACE_PATTERN)
+
+# pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3
+NATIVE = {"gpt4": (GPT4_PATTERN, 0), "gpt2": (GPT2_PATTERN, 1), "o200k": (O200K_PATTERN, 2),
+          "whitespace": (WHITESPACE_PATTERN, 3)}
+NAMES = list(NATIVE)
+COMPILED = {name: regex.compile(pattern) for name, (pattern, _) in NATIVE.items()}
+GENERATOR = REPO / "src_ext" / "hf_greedtok" / "gen_unicode_props.py"
+HEADER = REPO / "src_ext" / "hf_greedtok" / "_unicode_props.h"
+DEFAULT_CORPUS_CHARS = 2_000_000
+
+
+def assert_same_split(name: str, text: str) -> None:
+    """split == regex.findall; on a difference, names the first differing word and its offset."""
+    got, want = split(NATIVE[name][0], text), COMPILED[name].findall(text)
+    if got != want:
+        k = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        at = sum(map(len, want[:k]))
+        pytest.fail(f"{name}: word {k} at code point {at} differs: native {got[k:k + 3]!r}, "
+                    f"regex {want[k:k + 3]!r} (context {text[max(0, at - 10):at + 10]!r})")
+
+
+# ---------------------------------------------------------------- examples: the semantics, spelled out
+
+@pytest.mark.parametrize("name, text, words", [
+    # contractions: case-insensitive in cl100k (also U+017F LONG S for s), case-sensitive in GPT-2
+    ("gpt4", "it'ſ IT'S we'LL", ["it", "'ſ", " IT", "'S", " we", "'LL"]),
+    ("gpt2", "I'M it's", ["I", "'", "M", " it", "'s"]),
+    # \s+(?!\S) gives back the space before a word; \s*[\r\n] ends at the run's last newline
+    ("gpt4", "a  \n  b\t\tc", ["a", "  \n", " ", " b", "\t", "\tc"]),
+    ("o200k", "x\r\n\r\n  y", ["x", "\r\n\r\n", " ", " y"]),
+    # any one non-letter, non-digit, non-CR/LF code point joins the letters after it (NBSP, tab, lone
+    # surrogate), but " ?[^\s\p{L}\p{N}]++" takes a space and a surrogate first
+    ("gpt4", "x\u00a0y \u00a0z\ud800w \ud800w", ["x", "\u00a0y", " ", "\u00a0z", "\ud800w", " \ud800", "w"]),
+    ("gpt4", "12345 x1", ["123", "45", " x", "1"]),
+    ("gpt4", "!!!\n\nok", ["!!!\n\n", "ok"]),
+    # U+001C..U+001F are str.isspace() but not regex's \s
+    ("whitespace", "a\x1cb  c\u00a0d\n", ["a\x1cb", " ", " c", "\u00a0", "d", "\n"]),
+    # o200k: upper* lower+ as one word, all-caps words, marks in both classes, contractions attached
+    ("o200k", "HTTPServer isn't ABC'S", ["HTTPServer", " isn't", " ABC'S"]),
+    ("o200k", "a\u0301B\u02b0C", ["a\u0301", "B\u02b0", "C"]),
+    ("o200k", "\u0301\u0301 a", ["\u0301\u0301", " a"]),
+    ("o200k", "a/b//\n", ["a", "/b", "//\n"]),
+])
+def test_examples(name, text, words):
+    assert COMPILED[name].findall(text) == words
+    assert split(NATIVE[name][0], text) == words
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_empty_text_has_no_words(name):
+    assert split(NATIVE[name][0], "") == []
+
+
+# ---------------------------------------------------------------- hypothesis: any text
+
+# every code point, lone surrogates (Cs) included: hypothesis leaves Cs out unless asked
+ANY_CHAR = st.one_of(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), st.characters(categories=["Cs"]))
+# short texts (where the edge cases are) and longer ones (where words meet)
+SPACES = list("\t\n\x0b\x0c\r \x85\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000") \
+    + ["\r\n", "\n\n", "  ", " \n ", "\x1c", "\x1f", "\u200b", "\ufeff"]
+CONTRACTION = ["'", "\u2019", "/"] + list("sdmtlvreSDMTLVRE") + ["\u017f", "\u212a", "k", "K", "\u0130", "\u0131", "\u00df"] \
+    + ["'s", "'S", "'\u017f", "'t", "'T", "'d", "'D", "'m", "'M", "'ll", "'LL", "'lL", "'ve", "'VE", "'re", "'Re", "'x"]
+TRICKY = st.one_of(
+    st.sampled_from(SPACES + CONTRACTION),
+    st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo"]),
+    st.characters(categories=["Mn", "Mc", "Me"]),
+    st.characters(categories=["Nd", "Nl", "No"]),
+    st.characters(categories=["P", "S", "Cc", "Cf", "Co", "Cn", "Zs"]),
+    st.characters(categories=["Cs"]),
+    st.sampled_from("aZ0 .\u01c5\u02b0\u4e2d\u0915\u093f"),
+)
+ANY_TEXT = st.text(alphabet=ANY_CHAR, max_size=100) | st.text(alphabet=ANY_CHAR, min_size=20, max_size=100)
+TRICKY_TEXT = (st.lists(TRICKY, max_size=60) | st.lists(TRICKY, min_size=15, max_size=60)).map("".join)
+
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+
+@pytest.fixture(scope="module")
+def slow_selected(request):
+    """The slow runs (minutes) only go with `-m slow`: the project's pytest runs every marker by default."""
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("long run: select it with `pytest -m slow tests/test_native_split.py`")
+
+
+DEFAULT = settings(max_examples=1_000, derandomize=True, database=None, deadline=None, suppress_health_check=_HEALTH)
+SLOW = settings(max_examples=50_000, derandomize=False, database=None, deadline=None, print_blob=True,
+                suppress_health_check=_HEALTH)
+
+
+# 1,000 arbitrary + 1,000 tricky texts a pattern by default; 50,000 + 50,000 in the slow run
+@pytest.mark.parametrize("name", NAMES)
+@DEFAULT
+@given(text=ANY_TEXT)
+def test_any_text(name, text):
+    assert_same_split(name, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@DEFAULT
+@given(text=TRICKY_TEXT)
+def test_tricky_text(name, text):
+    assert_same_split(name, text)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("slow_selected")
+@pytest.mark.parametrize("name", NAMES)
+@SLOW
+@given(text=ANY_TEXT)
+def test_any_text_slow(name, text):
+    assert_same_split(name, text)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("slow_selected")
+@pytest.mark.parametrize("name", NAMES)
+@SLOW
+@given(text=TRICKY_TEXT)
+def test_tricky_text_slow(name, text):
+    assert_same_split(name, text)
+
+
+# ---------------------------------------------------------------- every code point
+
+@pytest.fixture(scope="module")
+def every_code_point() -> str:
+    return "".join(map(chr, range(0x110000)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_code_point_in_order(name, every_code_point):
+    assert_same_split(name, every_code_point)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_code_point_between_a_space_and_a_contraction(name, every_code_point):
+    """Each code point once after a space, before letters (cased or not) and as a contraction letter."""
+    assert_same_split(name, "".join(f" {c}a'{c}B{c}\u0301" for c in every_code_point[::3]))
+    assert_same_split(name, "".join(f"{c}  '{c}{c}\n" for c in every_code_point[1::3]))
+    assert_same_split(name, "".join(f"A{c}1{c}/{c}\u02b0" for c in every_code_point[2::3]))
+
+
+# ---------------------------------------------------------------- the shared corpora
+
+CORPUS_FILES = sorted(p.name for p in CORPORA.glob("*") if p.is_file() and p.suffix in {".txt", ".tsv"}) \
+    if CORPORA.is_dir() else []
+
+
+def corpus_text(file: str, limit: int | None) -> str:
+    path = CORPORA / file
+    if not path.is_file():
+        pytest.skip(f"real corpus {path} not available (set HF_GREEDTOK_SHARED)")
+    with open(path, encoding="utf-8", newline="") as f:     # keep \r\n as it is in the file
+        return f.read() if limit is None else f.read(limit)
+
+
+def test_the_corpora_are_there():
+    if not CORPORA.is_dir():
+        pytest.skip(f"real corpora {CORPORA} not available (set HF_GREEDTOK_SHARED)")
+    assert {"en_brown.txt", "hi_devdas.txt", "zh_reviews.txt", "code_python_stdlib.txt"} <= set(CORPUS_FILES)
+
+
+def _check_corpus(file: str, name: str, limit: int | None) -> None:
+    text = corpus_text(file, limit)
+    assert_same_split(name, text)
+    pattern, compiled = NATIVE[name][0], COMPILED[name]
+    for k, line in enumerate(text.splitlines(keepends=True)):
+        if split(pattern, line) != compiled.findall(line):
+            assert_same_split(name, line)   # fails, naming the word
+            raise AssertionError(f"{file} line {k + 1}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("file", CORPUS_FILES)
+def test_corpus(file, name):
+    """The first 2 MB of the corpus, as one text and line by line."""
+    _check_corpus(file, name, DEFAULT_CORPUS_CHARS)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("slow_selected")
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("file", CORPUS_FILES)
+def test_whole_corpus(file, name):
+    _check_corpus(file, name, None)
+
+
+# ---------------------------------------------------------------- the generated Unicode tables
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_unicode_props", GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_header_is_what_the_installed_regex_generates(tmp_path):
+    """Rerun ``python src_ext/hf_greedtok/gen_unicode_props.py`` (and rebuild) when this fails.
+
+    The tables must be byte-identical; the versions line may differ (another regex release or
+    Python with the same Unicode classes), which is then reported, not failed on."""
+    out = tmp_path / "_unicode_props.h"
+    assert _generator().main(["gen_unicode_props.py", str(out)]) == 0
+    fresh, committed = out.read_bytes(), HEADER.read_bytes()
+    versions = re.compile(rb"^ \* regex .*\n", re.M)
+    assert versions.search(committed) and versions.search(fresh)
+    assert versions.sub(b"", fresh) == versions.sub(b"", committed), \
+        "_unicode_props.h is stale: the installed regex classifies code points differently; regenerate it"
+    if fresh != committed:
+        pytest.skip(f"tables identical; versions differ: {versions.search(fresh).group().strip().decode()} "
+                    f"here, {versions.search(committed).group().strip().decode()} committed")
+
+
+def test_the_header_records_its_source():
+    head = HEADER.read_text(encoding="ascii").splitlines()[:3]
+    assert "GENERATED by src_ext/hf_greedtok/gen_unicode_props.py -- do not edit" in head[0]
+    assert head[1].startswith(" * regex ") and "unicodedata " in head[1]
+
+
+# ---------------------------------------------------------------- which patterns are native
+
+@pytest.mark.parametrize("name", NAMES)
+def test_native_pattern_id_of_each_shipped_pattern(name):
+    pattern, pattern_id = NATIVE[name]
+    assert native_pattern_id(pattern) == pattern_id
+    assert native_pattern_id(PATTERNS[name]) == pattern_id
+    assert native_pattern_id(str(pattern + "x")[:-1]) == pattern_id     # equal, not identical, string
+
+
+def test_the_aliases_name_the_same_patterns():
+    assert PATTERNS["cl100k"] is GPT4_PATTERN and PATTERNS["r50k"] is GPT2_PATTERN and PATTERNS["o200k"] is O200K_PATTERN
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pattern_differing_by_one_character_is_not_native(name):
+    pattern = NATIVE[name][0]
+    for k in range(len(pattern)):
+        for variant in (pattern[:k] + pattern[k + 1:], pattern[:k] + "x" + pattern[k + 1:],
+                        pattern[:k] + pattern[k] + pattern[k:]):
+            if variant != pattern:
+                assert native_pattern_id(variant) == -1, (k, variant)
+    for variant in (pattern + " ", " " + pattern, pattern.upper(), f"(?:{pattern})"):
+        if variant != pattern:
+            assert native_pattern_id(variant) == -1
+
+
+@pytest.mark.parametrize("pattern", ["", "gpt4", "cl100k", "whitespace", r"\w+|\s+", r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""])
+def test_other_patterns_are_not_native(pattern):
+    assert native_pattern_id(pattern) == -1
+    with pytest.raises(ValueError, match="no native pre-tokenizer"):
+        split(pattern, "some text")
+
+
+def test_split_rejects_non_strings():
+    with pytest.raises(TypeError):
+        split(GPT4_PATTERN, b"bytes")
+    with pytest.raises(TypeError):
+        split(GPT4_PATTERN, None)
+    with pytest.raises(TypeError):
+        native_pattern_id(None)
