@@ -17,12 +17,16 @@ def thread_pool(num_threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=num_threads, thread_name_prefix="hf-greedtok")
 
 
+MIN_CHARS_PER_THREAD = 1 << 16   # texts: the same, in characters
+
+
 def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.ndarray]], words: Sequence,
-                      mode: str, num_threads: int) -> tuple[np.ndarray, np.ndarray]:
+                      mode: str, num_threads: int, *, texts: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``encode(words, mode)`` on ``num_threads`` threads, each on one contiguous slice.
 
     Returns the same (ids int32[T], offsets int64[len(words) + 1]) as one call, whatever the
-    thread count.
+    thread count. With ``texts``, the items are whole texts and the slices hold about equal
+    numbers of characters.
 
     Raises:
         ValueError: num_threads < 1; and whatever ``encode`` raises.
@@ -31,10 +35,18 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
         raise ValueError(f"num_threads must be >= 1, got {num_threads}")
     words = words if isinstance(words, (list, tuple)) else list(words)
     n = len(words)
-    threads = min(num_threads, n // MIN_WORDS_PER_THREAD)
+    if texts:
+        ends = np.cumsum([len(t) if isinstance(t, str) else 0 for t in words], dtype=np.int64)
+        total = int(ends[-1]) if n else 0
+        threads = min(num_threads, n, total // MIN_CHARS_PER_THREAD)
+        # slice t ends at the first text whose end reaches t/threads of the characters
+        bounds = [0, *(int(np.searchsorted(ends, total * t // threads)) + 1 for t in range(1, threads)), n] \
+            if threads > 1 else [0, n]
+    else:
+        threads = min(num_threads, n // MIN_WORDS_PER_THREAD)
+        bounds = [n * t // threads for t in range(threads + 1)] if threads > 1 else [0, n]
     if threads <= 1:
         return encode(words, mode)
-    bounds = [n * t // threads for t in range(threads + 1)]
     parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode), range(threads)))
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.concatenate([np.diff(o) for _, o in parts]), out=offsets[1:])

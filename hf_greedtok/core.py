@@ -58,6 +58,9 @@ class Tokenizer:
         self.mode: Mode = mode
         self.training_info = dict(training_info or {})
         self._special_split = special_token_regex(model.special_tokens)
+        # the native batch path: split and encode without the GIL (byte-level patterns we ship)
+        self._native_pattern = pre_tokenizer.native_pattern \
+            if isinstance(pre_tokenizer, ByteLevel) and model.splitter is None else -1
 
     # ------------------------------------------------------------------ encoding
 
@@ -98,6 +101,8 @@ class Tokenizer:
                      allow_special: bool = True, num_threads: int = 1) -> list[np.ndarray]:
         """Token ids of each text as int32 arrays; the model step runs on ``num_threads`` threads."""
         mode = mode or self.mode
+        if self._native_pattern >= 0:
+            return self._encode_batch_native(texts, mode, allow_special, num_threads)
         segments: list[Union[str, int]] = []
         bounds = [0]
         for text in texts:
@@ -111,6 +116,44 @@ class Tokenizer:
         if specials:
             ids, offsets = _splice_specials(ids, offsets, segments)
         return [ids[offsets[a]:offsets[b]] for a, b in zip(bounds, bounds[1:])]
+
+    def _encode_batch_native(self, texts: Sequence[str], mode: Mode, allow_special: bool,
+                             num_threads: int) -> list[np.ndarray]:
+        """:meth:`encode_batch` through the native splitter: the same ids. Python runs per text
+        (normalizer, special-token search), never per word."""
+        texts = texts if isinstance(texts, (list, tuple)) else list(texts)
+        for k, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"text {k} is {type(text).__name__}, expected str")
+        norm = self.normalizer
+        special = self._special_split if allow_special else None
+        if special is None or not any(special.search(t) for t in texts):
+            if norm is not None:
+                texts = [norm(t) for t in texts]
+            ids, offsets = self.model.encode_texts(texts, self._native_pattern, mode, num_threads)
+            return [ids[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        # Texts holding special tokens: encode the runs between them, then put the specials' ids
+        # in. As in _segments, specials are found in the text as given and each run is normalized
+        # on its own (NFKC must not turn a full-width look-alike into a special token).
+        special_ids = self.model.special_token_ids
+        pieces: list[str] = []
+        plans: list[list[Union[int, str]]] = []      # per text: piece indices (int) and specials (str)
+        for text in texts:
+            plan: list[Union[int, str]] = []
+            for k, part in enumerate(special.split(text)):
+                if k % 2:
+                    plan.append(part)
+                elif part:
+                    plan.append(len(pieces))
+                    pieces.append(norm(part) if norm is not None else part)
+            plans.append(plan)
+        ids, offsets = self.model.encode_texts(pieces, self._native_pattern, mode, num_threads)
+        out = []
+        for plan in plans:
+            parts = [ids[offsets[p]:offsets[p + 1]] if isinstance(p, int)
+                     else np.array([special_ids[p]], dtype=np.int32) for p in plan]
+            out.append(np.concatenate(parts) if parts else ids[:0])
+        return out
 
     def encode_words(self, words: Sequence[str], *, mode: Optional[Mode] = None,
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

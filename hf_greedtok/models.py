@@ -226,6 +226,24 @@ class GreedTokModel:
         return cls(ranked, unit_kind=spec["units"], alphabet=spec.get("alphabet", ()),
                    special_tokens=spec.get("special_tokens", ()), ids=ids or None, gains=spec.get("gains"))
 
+    def encode_texts(self, texts: Sequence[str], pattern: int, mode: Mode = "cover",
+                     num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Split whole texts with a native split pattern and encode their words, without the
+        GIL from the first character to the last id: (ids int32[T], offsets int64[len(texts) + 1]).
+
+        ``pattern`` is ``hf_greedtok._pretokenize.native_pattern_id(ByteLevel.pattern)``. The
+        ids equal :meth:`encode_words` over the ``regex`` split of each text; threads take
+        slices of about equal characters, and the ids do not depend on their number.
+
+        Raises:
+            ValueError: unknown mode or pattern, or script-aware units (their split runs in
+                Python). TypeError: a text is not str.
+        """
+        if self.splitter is not None:
+            raise ValueError(f"{self.unit_kind} units are split in Python; use encode_words")
+        return encode_in_threads(lambda chunk, m: self.encoder.encode_texts(chunk, pattern, m), texts, mode,
+                                 num_threads, texts=True)
+
     def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Encode pre-tokenized words: (ids int32[T], offsets int64[len(words) + 1]).

@@ -309,6 +309,11 @@ PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "loo
 ENCODER_NAMES += ["tiktoken-cover", "tiktoken-optimal", "fast-tiktoken-cover", "fast-tiktoken-optimal",
                   "hfbpe-cover", "hfbpe-optimal"]
 PAIRS += [Pair(f"fast-tiktoken-{_m}", f"tiktoken-{_m}", f"fast-tiktoken-{_m}") for _m in MODES]
+# The fused batch path (split + encode without the GIL) against the same tokenizer splitting in
+# Python and encoding word by word: same ids (issue 14).
+ENCODER_NAMES += [f"perword-{_v}-{_m}" for _v in ("bytes", "tiktoken") for _m in MODES]
+PAIRS += [Pair(f"fused-bytes-{_m}", f"perword-bytes-{_m}", f"native-bytes-{_m}") for _m in MODES]
+PAIRS += [Pair(f"fused-tiktoken-{_m}", f"perword-tiktoken-{_m}", f"tiktoken-{_m}") for _m in MODES]
 # tokenizer.json files of lookup folders, and the folder they must encode like (or refuse to load)
 LOOKUP_FILES = [p for p in PAIRS if p.other.startswith("lookup-") and p.other.endswith("-file")]
 # Paths whose own vocabulary has a BPE encoder: optimal must never use more tokens than it.
@@ -444,6 +449,9 @@ class Registry:
             return backend_encoder(name, path, reference.expected, encode_special=nospecial)
         if kind == "tiktoken":
             return native_encoder(name, self.tiktoken, parts[1])
+        if kind == "perword":
+            tok = self.tiktoken if parts[1] == "tiktoken" else self.native(parts[1])
+            return native_encoder(name, per_word_copy(tok), parts[2])
         if kind == "hfbpe":
             import hf_greedtok as hg
             return native_encoder(name, hg.Tokenizer.from_hf_bpe(self.hf_bpe_json), parts[1])
@@ -469,6 +477,16 @@ class Registry:
         # exception, checked by test_plain_folders_reject_lone_surrogates_loudly).
         plain = not folder_name.startswith("lookup-")
         return transformers_encoder(name, hf, expected, clean=_no_surrogates if plain else None)
+
+
+def per_word_copy(tok):
+    """A copy of ``tok`` that splits each text in Python (``pre_tokenizer.pre_tokenize``) and
+    encodes the words in a second native call: the path before the fused batch path, which
+    ``tok`` takes for the patterns the native pre-tokenizer has."""
+    import pickle
+    copy = pickle.loads(pickle.dumps(tok))
+    copy._native_pattern = -1
+    return copy
 
 
 def native_encoder(name: str, tok, mode: str, allow_special: bool = True) -> Encoder:

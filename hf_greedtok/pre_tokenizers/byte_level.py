@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import regex
 
+from .._pretokenize import native_pattern_id, split as native_split
 from ..errors import InvalidSpec
 from ..normalizers import replace_surrogates
 
@@ -76,12 +77,33 @@ class ByteLevel:
     def _regex(self) -> "regex.Pattern[str]":
         return regex.compile(self.pattern)
 
+    @functools.cached_property
+    def native_pattern(self) -> int:
+        """The id of this pattern in the native pre-tokenizer (:mod:`hf_greedtok._pretokenize`),
+        or -1 for a pattern it does not have built in (then ``regex`` splits)."""
+        return native_pattern_id(self.pattern)
+
     def pre_tokenize(self, text: str) -> list[str]:
-        """Words of ``text``; their concatenation is ``text`` (every character is matched)."""
+        """Words of ``text``; their concatenation is ``text`` (every character is matched).
+
+        The patterns we ship split natively (:mod:`hf_greedtok._pretokenize`, proven equal to
+        ``regex``; 2-4x faster), so counting for training and encoding split alike; any other
+        pattern runs in ``regex``.
+        """
+        if self.native_pattern >= 0:
+            return native_split(self.pattern, text)
         return self._regex.findall(text)
+
+    @functools.cached_property
+    def _keeps_letters_whole(self) -> bool:
+        # gpt4 (\p{L}+ after one optional non-letter), gpt2 ( ?\p{L}+) and whitespace ( ?\S+) match
+        # a run of letters, with one space before it, as one word; o200k splits "wOrd" by case.
+        return self.pattern in (GPT4_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN)
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
         """Words of one ``word<TAB>count`` entry, read as if it followed a space in running text."""
+        if self._keeps_letters_whole and word.isascii() and word.isalpha():
+            return [" " + word if prefix_space else word]      # what the split gives, without it
         return self.pre_tokenize(" " + word if prefix_space else word)
 
     @staticmethod

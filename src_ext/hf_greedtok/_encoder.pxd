@@ -3,7 +3,7 @@
 scratch buffers with their word caches, and the UTF-8 helper the byte-level paths share."""
 
 from cpython.ref cimport PyObject
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 cimport cython
 
@@ -33,20 +33,30 @@ cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
     return 4
 
 
-cdef struct CacheEntry:
-    uint64_t hash
-    int32_t key_off      # -1: empty slot
-    int32_t val_off
-    int32_t key_len
-    int32_t val_len
+cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
+    """:func:`_utf8` into bytes."""
+    cdef uint32_t units[4]
+    cdef int64_t n = _utf8(cp, units), i
+    for i in range(n):
+        out[i] = <uint8_t>units[i]
+    return n
+
+
+cdef struct CacheSlot:
+    uint64_t word       # a key of at most 8 bytes itself (zero-padded), else the key's hash
+    int32_t val         # the id when val_len == 1, else the ids' offset in vals
+    uint16_t key_len    # 0: empty slot (cached keys have 2..CACHE_MAX_UNITS units)
+    uint16_t val_len
+    int32_t key_off     # a key of more than 8 bytes: its offset in keys
+    int32_t _pad
 
 
 @cython.final
 cdef class _Worker:
-    cdef vector[CacheEntry] table[2]
-    cdef vector[uint32_t] keys[2]
-    cdef vector[int32_t] vals[2]
+    cdef vector[CacheSlot] slots[2]
     cdef int64_t used[2]
+    cdef vector[uint8_t] keys[2]
+    cdef vector[int32_t] vals[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
     cdef vector[int64_t] ring           # optimal: dp values of the next max_len + 1 ends
@@ -56,12 +66,15 @@ cdef class _Worker:
     cdef vector[int32_t] bucket_next
     cdef vector[uint8_t] bucket_unsorted
     cdef vector[uint32_t] units
+    cdef vector[uint8_t] word_bytes     # a word's cache key: its UTF-8 bytes at byte level
+    cdef vector[uint32_t] cps           # batch path: one text's code points
+    cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
 
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
-    cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil
-    cdef int insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
+    cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
+    cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil
 
 
@@ -88,10 +101,18 @@ cdef class RankedEncoder:
                             const uint8_t* cov) noexcept nogil
     cdef int _cover_long(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode_uncached(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                              vector[int32_t]& out) except -1 nogil
+    cdef int _encode_keyed(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
+                           _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                      vector[int32_t]& out) except -1 nogil
+    cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,
+                          vector[int32_t]& out) except -1 nogil
     cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil
     cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
                                _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil
+    cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
+                          vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)
     cdef void _release(self, _Worker wk)

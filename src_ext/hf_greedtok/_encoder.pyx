@@ -20,8 +20,10 @@ their UTF-8 bytes (character level); nothing is ever unknown. Words are read str
 allocation anywhere in the native loops raises MemoryError in the caller.
 """
 
-from libc.string cimport memcpy, memset, memcmp
+from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
+
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_WHITESPACE, split_words
 
 import numpy as np
 
@@ -39,7 +41,7 @@ cdef extern from "Python.h":
 MODE_COVER = 0
 MODE_OPTIMAL = 1
 _MODES = {"cover": 0, "optimal": 1}
-cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated
+cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated (and key_len is 16 bits)
 cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
 cdef int32_t INF = 0x3FFFFFFF
 cdef int64_t INF_TOKENS = 1LL << 62
@@ -56,12 +58,46 @@ def _set_cover_long_min_units(int64_t n):
     return old
 
 
-cdef inline uint64_t _hash_units(const uint32_t* u, int64_t n) noexcept nogil:
-    cdef uint64_t h = 0x84222325CBF29CE4ULL ^ <uint64_t>n
-    cdef int64_t i
-    for i in range(n):
-        h = (h ^ u[i]) * <uint64_t>0x100000001B3ULL
-    return h ^ (h >> 29)
+cdef inline uint64_t _load8(const uint8_t* b, int64_t n) noexcept nogil:
+    """The first min(n, 8) bytes of b as a little-endian word (zero-padded)."""
+    cdef uint64_t v = 0
+    cdef int64_t j
+    if n >= 8:
+        memcpy(&v, b, 8)            # a constant size: one unaligned load, no call
+        return v
+    for j in range(n):
+        v |= <uint64_t>b[j] << (8 * j)
+    return v
+
+
+cdef inline uint64_t _key_word(const uint8_t* b, int64_t n) noexcept nogil:
+    """What a cache slot stores for the key b[0:n]: the key itself if it fits in 8 bytes
+    (zero-padded; slots also compare lengths), else a multiplicative hash of it, eight bytes
+    per step (slots keep long keys in full to compare)."""
+    if n <= 8:
+        return _load8(b, n)
+    cdef uint64_t h = <uint64_t>n * <uint64_t>0x9E3779B97F4A7C15ULL
+    cdef int64_t i = 0
+    while i < n:
+        h = (h ^ _load8(b + i, n - i)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        i += 8
+    return h
+
+
+cdef inline uint64_t _slot_hash(uint64_t word, int64_t n) noexcept nogil:
+    """The probe start of a slot's word (mixed: short keys are the raw bytes)."""
+    word = (word ^ <uint64_t>n) * <uint64_t>0x9E3779B97F4A7C15ULL
+    return word ^ (word >> 29)
+
+
+cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
+    cdef int64_t i = 0
+    while i < n:
+        if _load8(a + i, n - i) != _load8(b + i, n - i):
+            return False
+        i += 8
+    return True
 
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
@@ -71,8 +107,11 @@ cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to
 cdef class _Worker:
     """Per-thread scratch buffers plus one word cache per mode (never shared by two threads).
 
-    The cache is an open-addressing table over arenas of keys (units) and values (ids); it
-    starts small, doubles at half load, and is cleared when it holds CACHE_MAX_ENTRIES words.
+    The cache is an open-addressing table of 24-byte slots keyed by the word's bytes (UTF-8 at
+    byte level; the uint32 units' bytes otherwise). A key of at most 8 bytes and a single id,
+    most words, live in the slot itself, so a hit reads one cache line; longer keys and longer
+    id lists sit in arenas. The table starts small, doubles at half load, and is cleared when
+    it holds CACHE_MAX_ENTRIES words.
     """
     def __cinit__(self):
         cdef int m
@@ -80,32 +119,28 @@ cdef class _Worker:
             self._reset(m)
 
     cdef int _reset(self, int m) except -1 nogil:
-        cdef CacheEntry empty
-        empty.hash = 0
-        empty.key_off = -1
-        empty.val_off = 0
-        empty.key_len = 0
-        empty.val_len = 0
-        self.table[m].assign(CACHE_MIN_SLOTS, empty)
+        cdef CacheSlot empty
+        memset(&empty, 0, sizeof(CacheSlot))
+        self.slots[m].assign(CACHE_MIN_SLOTS, empty)
         self.keys[m].clear()
         self.vals[m].clear()
         self.used[m] = 0
         return 0
 
     cdef int _grow(self, int m) except -1 nogil:
-        cdef vector[CacheEntry] old
-        old.swap(self.table[m])
-        cdef CacheEntry empty = old[0]
-        empty.key_off = -1
-        self.table[m].assign(2 * old.size(), empty)
-        cdef uint64_t mask = self.table[m].size() - 1, i
+        cdef vector[CacheSlot] old
+        old.swap(self.slots[m])
+        cdef CacheSlot empty
+        memset(&empty, 0, sizeof(CacheSlot))
+        self.slots[m].assign(2 * old.size(), empty)
+        cdef uint64_t mask = self.slots[m].size() - 1, i
         cdef size_t j
         for j in range(old.size()):
-            if old[j].key_off >= 0:
-                i = old[j].hash & mask
-                while self.table[m][i].key_off >= 0:
+            if old[j].key_len:
+                i = _slot_hash(old[j].word, old[j].key_len) & mask
+                while self.slots[m][i].key_len:
                     i = (i + 1) & mask
-                self.table[m][i] = old[j]
+                self.slots[m][i] = old[j]
         return 0
 
     cdef void _trim(self) noexcept nogil:
@@ -121,39 +156,52 @@ cdef class _Worker:
             vector[int32_t]().swap(self.bucket_next)
         if self.matches.capacity() > SCRATCH_KEEP_UNITS:
             vector[uint64_t]().swap(self.matches)
+        if self.cps.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint32_t]().swap(self.cps)
+        if self.ends.capacity() > SCRATCH_KEEP_UNITS:
+            vector[int64_t]().swap(self.ends)
+        if self.word_bytes.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint8_t]().swap(self.word_bytes)
 
-    cdef int64_t lookup(self, int m, uint64_t h, const uint32_t* u, int64_t n) noexcept nogil:
-        """Index of the cache entry for this word, or -1."""
-        cdef uint64_t mask = self.table[m].size() - 1
-        cdef uint64_t i = h & mask
-        cdef CacheEntry* e
+    cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
+        """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""
+        cdef uint64_t mask = self.slots[m].size() - 1
+        cdef uint64_t i = _slot_hash(h, n) & mask
+        cdef CacheSlot* slot
+        cdef CacheSlot* slots = self.slots[m].data()
         while True:
-            e = &self.table[m][i]
-            if e.key_off < 0:
-                return -1
-            if e.hash == h and e.key_len == n and \
-                    memcmp(self.keys[m].data() + e.key_off, u, n * sizeof(uint32_t)) == 0:
-                return <int64_t>i
+            slot = &slots[i]
+            if slot.key_len == 0:
+                return NULL
+            if slot.word == h and slot.key_len == n and \
+                    (n <= 8 or _same_bytes(self.keys[m].data() + slot.key_off, key, n)):
+                return slot
             i = (i + 1) & mask
 
-    cdef int insert(self, int m, uint64_t h, const uint32_t* u, int64_t n,
+    cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil:
+        """Cache ids[0:k] for the key key[0:n] (2 <= n <= CACHE_MAX_UNITS bytes), whose
+        :func:`_key_word` is h."""
         if self.used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
-        if 2 * (self.used[m] + 1) > <int64_t>self.table[m].size():
+        if 2 * (self.used[m] + 1) > <int64_t>self.slots[m].size():
             self._grow(m)
-        cdef uint64_t mask = self.table[m].size() - 1
-        cdef uint64_t i = h & mask
-        while self.table[m][i].key_off >= 0:
+        cdef uint64_t mask = self.slots[m].size() - 1
+        cdef uint64_t i = _slot_hash(h, n) & mask
+        while self.slots[m][i].key_len:
             i = (i + 1) & mask
-        cdef CacheEntry* e = &self.table[m][i]
-        e.hash = h
-        e.key_off = <int32_t>self.keys[m].size()
-        e.key_len = <int32_t>n
-        e.val_off = <int32_t>self.vals[m].size()
-        e.val_len = <int32_t>k
-        self.keys[m].insert(self.keys[m].end(), u, u + n)
-        self.vals[m].insert(self.vals[m].end(), ids, ids + k)
+        cdef CacheSlot* slot = &self.slots[m][i]
+        slot.word = h
+        slot.key_len = <uint16_t>n
+        slot.val_len = <uint16_t>k
+        if n > 8:
+            slot.key_off = <int32_t>self.keys[m].size()
+            self.keys[m].insert(self.keys[m].end(), key, key + n)
+        if k == 1:
+            slot.val = ids[0]
+        else:
+            slot.val = <int32_t>self.vals[m].size()
+            self.vals[m].insert(self.vals[m].end(), ids, ids + k)
         self.used[m] += 1
         return 0
 
@@ -476,23 +524,9 @@ cdef class RankedEncoder:
             e = s
         return 0
 
-    cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
-                     vector[int32_t]& out) except -1 nogil:
-        cdef uint64_t h = 0
-        cdef int64_t hit, before
-        cdef CacheEntry* ent
-        if n == 0:
-            return 0
-        if n == 1:
-            return self._emit_single(u[0], out)
-        if n <= CACHE_MAX_UNITS:
-            h = _hash_units(u, n)
-            hit = wk.lookup(mode, h, u, n)
-            if hit >= 0:
-                ent = &wk.table[mode][hit]
-                out.insert(out.end(), wk.vals[mode].data() + ent.val_off,
-                           wk.vals[mode].data() + ent.val_off + ent.val_len)
-                return 0
+    cdef int _encode_uncached(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                              vector[int32_t]& out) except -1 nogil:
+        """Cover or optimal ids of the word u[0:n] (n >= 2), appended to out."""
         if n > 0x7FFFFFFF:
             with gil:
                 raise ValueError(f"a word of {n} units is longer than the encoders' limit of 2**31 - 1")
@@ -500,14 +534,66 @@ cdef class RankedEncoder:
             # A long word emits at most n ids at byte level (usually far fewer): reserve them
             # once rather than let doubling hold 1.5x the ids at the last reallocation.
             out.reserve(max(out.size() + n, 2 * out.capacity()))
-        before = out.size()
         if mode == 0:
-            self._cover(u, n, wk, out)
-        else:
-            self._optimal(u, n, wk, out)
+            return self._cover(u, n, wk, out)
+        return self._optimal(u, n, wk, out)
+
+    cdef int _encode_keyed(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
+                           _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """The ids of a word of 2..CACHE_MAX_UNITS units from the cache, keyed by its bytes
+        key[0:nkey], or encoded and cached. At byte level u may be NULL: the units are then the
+        key's bytes, widened only on a miss."""
+        cdef uint64_t h = _key_word(key, nkey)
+        cdef CacheSlot* hit = wk.lookup(mode, h, key, nkey)
+        cdef int64_t before, i
+        if hit != NULL:
+            if hit.val_len == 1:
+                out.push_back(hit.val)
+            else:
+                out.insert(out.end(), wk.vals[mode].data() + hit.val, wk.vals[mode].data() + hit.val + hit.val_len)
+            return 0
+        if u == NULL:
+            wk.units.resize(n)
+            for i in range(n):
+                wk.units[i] = key[i]
+            u = wk.units.data()
+        before = out.size()
+        self._encode_uncached(u, n, mode, wk, out)
+        return wk.insert(mode, h, key, nkey, out.data() + before, <int64_t>out.size() - before)
+
+    cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                     vector[int32_t]& out) except -1 nogil:
+        """The ids of the word u[0:n] (any length), through the cache when it is short."""
+        cdef int64_t i
+        if n == 0:
+            return 0
+        if n == 1:
+            return self._emit_single(u[0], out)
+        if n > CACHE_MAX_UNITS:
+            return self._encode_uncached(u, n, mode, wk, out)
+        if not self.byte_level:
+            return self._encode_keyed(<const uint8_t*>u, n * <int64_t>sizeof(uint32_t), u, n, mode, wk, out)
+        wk.word_bytes.resize(n)
+        for i in range(n):
+            wk.word_bytes[i] = <uint8_t>u[i]
+        return self._encode_keyed(wk.word_bytes.data(), n, u, n, mode, wk, out)
+
+    cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,
+                          vector[int32_t]& out) except -1 nogil:
+        """Byte level: the ids of the word whose UTF-8 bytes are b[0:n] (b may be a text's own
+        ASCII data: nothing is copied unless the word misses the cache)."""
+        cdef int64_t i
+        if n == 0:
+            return 0
+        if n == 1:
+            out.push_back(self.byte_ids[b[0]])
+            return 0
         if n <= CACHE_MAX_UNITS:
-            wk.insert(mode, h, u, n, out.data() + before, <int64_t>out.size() - before)
-        return 0
+            return self._encode_keyed(b, n, NULL, n, mode, wk, out)
+        wk.units.resize(n)
+        for i in range(n):
+            wk.units[i] = b[i]
+        return self._encode_uncached(wk.units.data(), n, mode, wk, out)
 
     cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil:
         """Read one word into wk.units; returns 0, or 1 if it is neither str nor bytes."""
@@ -557,6 +643,59 @@ cdef class RankedEncoder:
             self._encode(wk.units.data(), wk.units.size(), mode, wk, out)
             counts[w - lo] = <int64_t>out.size() - before
         return -1
+
+    cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
+                          vector[int32_t]& out) except -1 nogil:
+        """Split one str with the native pre-tokenizer and encode its words into out.
+
+        The text's code points are read once into wk.cps; a word's units are its UTF-8 bytes
+        (byte level) or code points, lone surrogates as U+FFFD, as :meth:`_load_units` reads a
+        word. At byte level the words of an ASCII text are looked up in the text's own data.
+        """
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(obj), i
+        cdef int kind = PyUnicode_KIND(obj)
+        cdef void* data = PyUnicode_DATA(obj)
+        cdef const uint8_t* latin1 = <const uint8_t*>data
+        cdef uint32_t cp
+        cdef bint ascii = kind == 1
+        cdef int64_t start = 0, end, nb
+        cdef size_t w
+        if n == 0:
+            return 0
+        wk.cps.resize(n)
+        cdef uint32_t* cps = wk.cps.data()
+        if kind == 1:
+            for i in range(n):
+                cps[i] = latin1[i]
+                ascii = ascii and latin1[i] < 0x80
+        else:
+            for i in range(n):
+                cps[i] = PyUnicode_READ(kind, data, i)
+        wk.ends.clear()
+        split_words(pattern, cps, n, wk.ends)
+        for w in range(wk.ends.size()):
+            end = wk.ends[w]
+            if not self.byte_level:
+                wk.units.resize(end - start)
+                for i in range(start, end):
+                    cp = cps[i]
+                    wk.units[i - start] = 0xFFFD if 0xD800 <= cp <= 0xDFFF else cp
+                self._encode(wk.units.data(), end - start, mode, wk, out)
+            elif ascii:
+                self._encode_utf8(latin1 + start, end - start, mode, wk, out)
+            else:
+                wk.word_bytes.resize(4 * (end - start))
+                nb = 0
+                for i in range(start, end):
+                    cp = cps[i]
+                    if cp < 0x80:
+                        wk.word_bytes[nb] = <uint8_t>cp
+                        nb += 1
+                    else:
+                        nb += _utf8_bytes(cp, wk.word_bytes.data() + nb)
+                self._encode_utf8(wk.word_bytes.data(), nb, mode, wk, out)
+            start = end
+        return 0
 
     # ------------------------------------------------------------------ Python API
 
@@ -643,6 +782,54 @@ cdef class RankedEncoder:
         if out.size():
             memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
         return ids, counts
+
+    def encode_texts(self, texts, int pattern, str mode="cover"):
+        """Split and encode whole texts in one call, without the GIL from the first code point
+        to the last id (several threads can encode disjoint batches at once).
+
+        Args:
+            texts: a sequence of str.
+            pattern: the native split pattern (``hf_greedtok._pretokenize.native_pattern_id``).
+            mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
+
+        Returns:
+            (ids int32[T], offsets int64[len(texts) + 1]): text t's tokens are
+            ``ids[offsets[t]:offsets[t+1]]``, the same ids as splitting each text with the
+            pattern in ``regex`` and calling :meth:`encode_words` on its words.
+
+        Raises:
+            ValueError: unknown mode or pattern. TypeError: an item is not str.
+            MemoryError: a buffer could not be allocated.
+        """
+        if mode not in _MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        if not PATTERN_GPT4 <= pattern <= PATTERN_WHITESPACE:
+            raise ValueError(f"no native split pattern {pattern}")
+        cdef tuple items = tuple(texts)
+        cdef int64_t n = len(items), t, before, bad = -1
+        cdef int m = _MODES[mode]
+        cdef PyObject** objs = PySequence_Fast_ITEMS(items)
+        cdef vector[int32_t] out
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        cdef int64_t[::1] ov = offsets
+        cdef _Worker wk = self._acquire()
+        try:
+            with nogil:
+                for t in range(n):
+                    if not PyUnicode_Check(objs[t]):
+                        bad = t
+                        break
+                    self._encode_text(objs[t], pattern, m, wk, out)
+                    ov[t + 1] = <int64_t>out.size()
+        finally:
+            self._release(wk)
+        if bad >= 0:
+            raise TypeError(f"text {bad} is {type(items[bad]).__name__}, expected str")
+        ids = np.empty(out.size(), dtype=np.int32)
+        cdef int32_t[::1] iv = ids
+        if out.size():
+            memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
+        return ids, offsets
 
     def encode_words(self, words, str mode="cover"):
         """Encode pre-tokenized words in one call, without the GIL (so several threads can

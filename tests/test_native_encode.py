@@ -1,0 +1,151 @@
+"""The fused batch path (issue 14, item 1): ``Tokenizer.encode_batch`` splits each text with the
+native pre-tokenizer and encodes its words without the GIL, from the first character to the
+last id. It must give exactly the ids of splitting each text in Python and encoding word by
+word (the split itself equals the ``regex`` package's: tests/test_native_split.py): on every
+text corpus we ship, with tiktoken's cl100k vocabulary and a trained one, in both modes, with
+special tokens, a normalizer and any number of threads."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from corpora import CORPORA, VOCAB
+from fuzz_paths import per_word_copy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer, UnicodeNormalizer
+from hf_greedtok.pre_tokenizers import PATTERNS
+
+TEXT_CORPORA = sorted(p.name for p in CORPORA.glob("*.txt"))
+NATIVE = ("gpt4", "gpt2", "o200k", "whitespace")
+SPECIALS = ["<|endoftext|>", "<pad>"]
+
+
+def lines_of(name: str, limit: int = 6000) -> list[str]:
+    return (CORPORA / name).read_text(encoding="utf-8").splitlines(keepends=True)[:limit]
+
+
+@pytest.fixture(scope="module")
+def cl100k() -> Tokenizer:
+    return Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+
+
+@pytest.fixture(scope="module", params=NATIVE)
+def trained(request) -> Tokenizer:
+    """A 1,000-token GreedTok vocabulary per split pattern, trained on a mix of the corpora."""
+    text = [line for name in TEXT_CORPORA for line in lines_of(name, 400)]
+    trainer = GreedTokTrainer(1000, pre_tokenizer=ByteLevel(pattern=request.param), special_tokens=SPECIALS,
+                              show_progress=False)
+    return trainer.train_from_iterator(text, num_proc=1)
+
+
+_REGEX_COPIES: dict[int, Tokenizer] = {}
+
+
+def assert_same_ids(tok: Tokenizer, texts: list[str], **kwargs) -> None:
+    if id(tok) not in _REGEX_COPIES:
+        _REGEX_COPIES[id(tok)] = per_word_copy(tok)
+    got = tok.encode_batch(texts, **kwargs)
+    expected = _REGEX_COPIES[id(tok)].encode_batch(texts, **kwargs)
+    assert len(got) == len(expected)
+    for k, (a, b) in enumerate(zip(got, expected)):
+        assert a.dtype == np.int32 and a.tolist() == b.tolist(), (k, texts[k][:80])
+
+
+@pytest.mark.parametrize("pattern", NATIVE)
+def test_the_shipped_patterns_are_native(pattern):
+    assert ByteLevel(pattern=pattern).native_pattern >= 0
+    assert ByteLevel(pattern=PATTERNS[pattern] + "|x").native_pattern == -1
+
+
+def test_a_custom_pattern_keeps_the_regex_split():
+    tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken", pattern=r"\w+|\W")
+    assert tok._native_pattern == -1
+    assert tok.pre_tokenizer.pre_tokenize("ab, cd") == ["ab", ",", " ", "cd"]
+    assert tok.decode(tok.encode("ab, cd")) == "ab, cd"
+
+
+@pytest.mark.parametrize("corpus_name", TEXT_CORPORA)
+@pytest.mark.parametrize("mode", ["cover", "optimal"])
+def test_cl100k_ids_equal_the_regex_path_on_every_corpus(cl100k, corpus_name, mode):
+    assert cl100k._native_pattern >= 0
+    assert_same_ids(cl100k, lines_of(corpus_name), mode=mode)
+
+
+@pytest.mark.parametrize("corpus_name", TEXT_CORPORA)
+def test_trained_ids_equal_the_regex_path_on_every_corpus(trained, corpus_name):
+    lines = lines_of(corpus_name, 3000)
+    for mode in ("cover", "optimal"):
+        assert_same_ids(trained, lines, mode=mode)
+    assert_same_ids(trained, ["".join(lines)])             # the whole text as one
+
+
+def test_ids_do_not_depend_on_the_thread_count(cl100k):
+    lines = lines_of("en_brown.txt", 20000)
+    assert sum(map(len, lines)) > 4 * (1 << 16)             # enough characters for 2 threads to split
+    one = cl100k.encode_batch(lines)
+    two = cl100k.encode_batch(lines, num_threads=2)
+    assert [a.tolist() for a in one] == [b.tolist() for b in two]
+
+
+def test_special_tokens_and_a_normalizer(trained):
+    texts = ["<|endoftext|>The cynic<pad>", "a<pad><pad>b", "<pad>", "", "no specials here", "x<|endoftext|> y"]
+    for allow in (True, False):
+        assert_same_ids(trained, texts, allow_special=allow)
+    nfkc = Tokenizer(trained.model, trained.pre_tokenizer, normalizer=UnicodeNormalizer("NFKC"))
+    assert_same_ids(nfkc, ["ｆｕｌｌ ｗｉｄｔｈ ①②", "ﬁne café"])
+    assert nfkc.encode("ｆｕｌｌ") == nfkc.encode("full")
+    # specials are found before normalizing: a full-width look-alike stays text
+    wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in "<pad>")
+    assert_same_ids(nfkc, [f"a{wide}b<pad>", wide])
+    assert trained.model.special_token_ids["<pad>"] not in nfkc.encode(wide)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=60),
+                max_size=6))
+def test_arbitrary_unicode_including_lone_surrogates(cl100k, texts):
+    for mode in ("cover", "optimal"):
+        assert_same_ids(cl100k, texts, mode=mode)
+
+
+def test_a_text_that_is_not_str_is_named():
+    tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    with pytest.raises(TypeError, match="text 1 is bytes, expected str"):
+        tok.encode_batch(["ok", b"bytes"])
+
+
+def test_memory_error_inside_the_batch_reaches_the_caller(tmp_path):
+    """A failed allocation in the nogil loop (here the code points of one 300 MB text) raises
+    MemoryError in Python instead of vanishing."""
+    code = textwrap.dedent(f"""
+        import resource, sys
+        from hf_greedtok import Tokenizer
+        tok = Tokenizer.from_tiktoken({str(VOCAB / "cl100k_base.tiktoken")!r})
+        tok.encode("warm up")
+        text = "a" * (300 << 20)
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (size + (64 << 20), resource.RLIM_INFINITY))
+        try:
+            tok.encode(text)
+        except MemoryError:
+            print("MemoryError")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)
+    assert result.stdout.strip() == "MemoryError", result.stderr[-2000:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("abcxyzABCXYZ", min_size=1, max_size=12), st.booleans())
+def test_a_table_word_of_letters_is_split_as_the_pattern_splits_it(word, prefix_space):
+    import regex
+    for name in NATIVE:
+        pre = ByteLevel(pattern=name)
+        assert pre.count_table_word(word, prefix_space) == \
+            regex.findall(PATTERNS[name], " " + word if prefix_space else word), name
