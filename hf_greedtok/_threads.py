@@ -25,8 +25,8 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
     """``encode(words, mode)`` on ``num_threads`` threads, each on one contiguous slice.
 
     Returns the same (ids int32[T], offsets int64[len(words) + 1]) as one call, whatever the
-    thread count. With ``texts``, the items are whole texts and the slices hold about equal
-    numbers of characters.
+    thread count. With ``texts``, the items are whole texts, the slices hold about equal
+    numbers of characters, and ``encode(slice, mode, t)`` is told the slice's index t (at most 8).
 
     Raises:
         ValueError: num_threads < 1; and whatever ``encode`` raises.
@@ -35,8 +35,12 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
         raise ValueError(f"num_threads must be >= 1, got {num_threads}")
     words = words if isinstance(words, (list, tuple)) else list(words)
     n = len(words)
+    if num_threads == 1:
+        return encode(words, mode)
     if texts:
-        ends = np.cumsum([len(t) if isinstance(t, str) else 0 for t in words], dtype=np.int64)
+        # (callers check the types; a non-str counts as empty here and is reported by encode)
+        ends = np.cumsum(np.fromiter((len(t) if type(t) is str else 0 for t in words), dtype=np.int64, count=n)
+                         if not set(map(type, words)) <= {str} else np.fromiter(map(len, words), np.int64, n))
         total = int(ends[-1]) if n else 0
         threads = min(num_threads, n, total // MIN_CHARS_PER_THREAD)
         # slice t ends at the first text whose end reaches t/threads of the characters
@@ -47,7 +51,13 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
         bounds = [n * t // threads for t in range(threads + 1)] if threads > 1 else [0, n]
     if threads <= 1:
         return encode(words, mode)
-    parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode), range(threads)))
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([np.diff(o) for _, o in parts]), out=offsets[1:])
+    if texts:       # each slice's thread keeps its own word cache from batch to batch
+        parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode, t),
+                                              range(threads)))
+    else:
+        parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode),
+                                              range(threads)))
+    # each part's offsets start at 0: shift them by the ids before the part
+    starts = np.cumsum([0] + [len(i) for i, _ in parts[:-1]])
+    offsets = np.concatenate([parts[0][1]] + [o[1:] + start for (_, o), start in zip(parts[1:], starts[1:])])
     return np.concatenate([i for i, _ in parts]), offsets

@@ -99,15 +99,44 @@ class Tokenizer:
 
     def encode_batch(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
                      allow_special: bool = True, num_threads: int = 1) -> list[np.ndarray]:
-        """Token ids of each text as int32 arrays; the model step runs on ``num_threads`` threads."""
+        """Token ids of each text as int32 arrays (views of one buffer: :meth:`encode_batch_flat`).
+
+        Raises:
+            ValueError: unknown mode. TypeError: a text is not str.
+        """
+        ids, offsets = self.encode_batch_flat(texts, mode=mode, allow_special=allow_special,
+                                              num_threads=num_threads)
+        bounds = offsets.tolist()
+        return [ids[a:b] for a, b in zip(bounds, bounds[1:])]
+
+    def encode_batch_flat(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
+                          allow_special: bool = True, num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids of a batch in one buffer: (ids int32[T], offsets int64[len(texts) + 1]), text
+        t's ids being ``ids[offsets[t]:offsets[t+1]]``; the fastest way to encode many texts.
+
+        With a byte-level pattern we ship (gpt4/cl100k, gpt2/r50k, o200k, whitespace) each text is
+        split and encoded natively without the GIL, from its first character to its last id, on
+        ``num_threads`` threads (slices of about equal characters; the ids do not depend on the
+        thread count). Other pre-tokenizers split in Python and encode the words natively.
+
+        Example:
+            >>> ids, offsets = tok.encode_batch_flat(["The cynic", "is a blackguard."])  # doctest: +SKIP
+            >>> ids[offsets[1]:offsets[2]]                                              # doctest: +SKIP
+
+        Raises:
+            ValueError: unknown mode. TypeError: a text is not str.
+            MemoryError: the native buffers could not be allocated.
+        """
         mode = mode or self.mode
+        texts = texts if isinstance(texts, (list, tuple)) else list(texts)
+        if not set(map(type, texts)) <= {str}:
+            k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
+            raise TypeError(f"text {k} is {type(bad).__name__}, expected str")
         if self._native_pattern >= 0:
-            return self._encode_batch_native(texts, mode, allow_special, num_threads)
+            return self._encode_flat_native(texts, mode, allow_special, num_threads)
         segments: list[Union[str, int]] = []
         bounds = [0]
         for text in texts:
-            if not isinstance(text, str):
-                raise TypeError(f"text {len(bounds) - 1} is {type(text).__name__}, expected str")
             segments.extend(self._segments(text, allow_special))
             bounds.append(len(segments))
         specials = any(isinstance(s, int) for s in segments)
@@ -115,23 +144,18 @@ class Tokenizer:
         ids, offsets = self.model.encode_words(words, mode, num_threads)
         if specials:
             ids, offsets = _splice_specials(ids, offsets, segments)
-        return [ids[offsets[a]:offsets[b]] for a, b in zip(bounds, bounds[1:])]
+        return ids, offsets[bounds]
 
-    def _encode_batch_native(self, texts: Sequence[str], mode: Mode, allow_special: bool,
-                             num_threads: int) -> list[np.ndarray]:
-        """:meth:`encode_batch` through the native splitter: the same ids. Python runs per text
-        (normalizer, special-token search), never per word."""
-        texts = texts if isinstance(texts, (list, tuple)) else list(texts)
-        for k, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(f"text {k} is {type(text).__name__}, expected str")
+    def _encode_flat_native(self, texts: Sequence[str], mode: Mode, allow_special: bool,
+                            num_threads: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`encode_batch_flat` through the native splitter: the same ids as splitting in
+        Python. Python runs per text (normalizer, special-token search), never per word."""
         norm = self.normalizer
         special = self._special_split if allow_special else None
         if special is None or not any(special.search(t) for t in texts):
             if norm is not None:
                 texts = [norm(t) for t in texts]
-            ids, offsets = self.model.encode_texts(texts, self._native_pattern, mode, num_threads)
-            return [ids[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+            return self.model.encode_texts(texts, self._native_pattern, mode, num_threads)
         # Texts holding special tokens: encode the runs between them, then put the specials' ids
         # in. As in _segments, specials are found in the text as given and each run is normalized
         # on its own (NFKC must not turn a full-width look-alike into a special token).
@@ -148,12 +172,19 @@ class Tokenizer:
                     pieces.append(norm(part) if norm is not None else part)
             plans.append(plan)
         ids, offsets = self.model.encode_texts(pieces, self._native_pattern, mode, num_threads)
-        out = []
+        parts, lengths = [], []
         for plan in plans:
-            parts = [ids[offsets[p]:offsets[p + 1]] if isinstance(p, int)
-                     else np.array([special_ids[p]], dtype=np.int32) for p in plan]
-            out.append(np.concatenate(parts) if parts else ids[:0])
-        return out
+            n = 0
+            for p in plan:
+                part = ids[offsets[p]:offsets[p + 1]] if isinstance(p, int) \
+                    else np.array([special_ids[p]], dtype=np.int32)
+                parts.append(part)
+                n += len(part)
+            lengths.append(n)
+        flat = np.concatenate(parts) if parts else ids[:0]
+        bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=bounds[1:])
+        return flat, bounds
 
     def encode_words(self, words: Sequence[str], *, mode: Optional[Mode] = None,
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -241,8 +241,8 @@ class GreedTokModel:
         """
         if self.splitter is not None:
             raise ValueError(f"{self.unit_kind} units are split in Python; use encode_words")
-        return encode_in_threads(lambda chunk, m: self.encoder.encode_texts(chunk, pattern, m), texts, mode,
-                                 num_threads, texts=True)
+        return encode_in_threads(lambda chunk, m, slot=0: self.encoder.encode_texts(chunk, pattern, m, slot), texts,
+                                 mode, min(num_threads, 8), texts=True)
 
     def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

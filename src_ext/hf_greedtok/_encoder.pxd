@@ -73,6 +73,7 @@ cdef class _Worker:
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
+    cdef void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil
@@ -90,6 +91,7 @@ cdef class RankedEncoder:
     cdef readonly bint byte_level
     cdef object _args
     cdef list _free_workers
+    cdef list _slot_workers
 
     cdef int64_t _single_ids(self, uint32_t unit, int32_t* ids) noexcept nogil
     cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil
@@ -116,3 +118,5 @@ cdef class RankedEncoder:
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)
     cdef void _release(self, _Worker wk)
+    cdef _Worker _acquire_slot(self, int slot)
+    cdef void _release_slot(self, int slot, _Worker wk)

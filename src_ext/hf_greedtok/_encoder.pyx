@@ -100,7 +100,12 @@ cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noex
     return True
 
 
+cdef extern from *:
+    void __builtin_prefetch(const void* address) noexcept nogil
+
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
+cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetches cache slots
+cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
 cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
 
 
@@ -162,6 +167,10 @@ cdef class _Worker:
             vector[int64_t]().swap(self.ends)
         if self.word_bytes.capacity() > SCRATCH_KEEP_UNITS:
             vector[uint8_t]().swap(self.word_bytes)
+
+    cdef inline void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil:
+        """Start loading the first slot a lookup of (h, n) reads."""
+        __builtin_prefetch(&self.slots[m].data()[_slot_hash(h, n) & (self.slots[m].size() - 1)])
 
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
         """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""
@@ -320,6 +329,7 @@ cdef class RankedEncoder:
         for r in range(singleton_units.shape[0]):
             self.singles.put(0, singleton_units[r], singleton_ids[r])
         self._free_workers = []
+        self._slot_workers = [None] * MAX_SLOTS
 
     def __reduce__(self):
         return (RankedEncoder, self._args)
@@ -658,7 +668,7 @@ cdef class RankedEncoder:
         cdef const uint8_t* latin1 = <const uint8_t*>data
         cdef uint32_t cp
         cdef bint ascii = kind == 1
-        cdef int64_t start = 0, end, nb
+        cdef int64_t start = 0, end, nb, ahead
         cdef size_t w
         if n == 0:
             return 0
@@ -673,7 +683,9 @@ cdef class RankedEncoder:
                 cps[i] = PyUnicode_READ(kind, data, i)
         wk.ends.clear()
         split_words(pattern, cps, n, wk.ends)
-        for w in range(wk.ends.size()):
+        cdef size_t nwords = wk.ends.size()
+        cdef const int64_t* ends = wk.ends.data()
+        for w in range(nwords):
             end = wk.ends[w]
             if not self.byte_level:
                 wk.units.resize(end - start)
@@ -682,6 +694,13 @@ cdef class RankedEncoder:
                     wk.units[i - start] = 0xFFFD if 0xD800 <= cp <= 0xDFFF else cp
                 self._encode(wk.units.data(), end - start, mode, wk, out)
             elif ascii:
+                # The cache's slots are random reads from a table larger than L2: ask for the
+                # slot of the word PREFETCH_WORDS ahead now, so it is in cache when needed.
+                if w + PREFETCH_WORDS < nwords:
+                    ahead = ends[w + PREFETCH_WORDS - 1]
+                    nb = ends[w + PREFETCH_WORDS] - ahead
+                    if 2 <= nb <= CACHE_MAX_UNITS:
+                        wk.prefetch(mode, _key_word(latin1 + ahead, nb), nb)
                 self._encode_utf8(latin1 + start, end - start, mode, wk, out)
             else:
                 wk.word_bytes.resize(4 * (end - start))
@@ -702,6 +721,22 @@ cdef class RankedEncoder:
     cdef _Worker _acquire(self):
         # Called with the GIL held, which makes the list pop/append atomic.
         return self._free_workers.pop() if self._free_workers else _Worker()
+
+    cdef _Worker _acquire_slot(self, int slot):
+        # A thread that encodes slice `slot` of every batch finds the cache it filled last time
+        # (slices of one corpus share their vocabulary's tail far more than random halves do).
+        cdef _Worker wk = self._slot_workers[slot]
+        if wk is None:
+            return self._acquire()
+        self._slot_workers[slot] = None
+        return wk
+
+    cdef void _release_slot(self, int slot, _Worker wk):
+        if self._slot_workers[slot] is None:
+            wk._trim()
+            self._slot_workers[slot] = wk
+        else:
+            self._release(wk)
 
     cdef void _release(self, _Worker wk):
         if len(self._free_workers) < 8:
@@ -783,7 +818,7 @@ cdef class RankedEncoder:
             memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
         return ids, counts
 
-    def encode_texts(self, texts, int pattern, str mode="cover"):
+    def encode_texts(self, texts, int pattern, str mode="cover", int slot=0):
         """Split and encode whole texts in one call, without the GIL from the first code point
         to the last id (several threads can encode disjoint batches at once).
 
@@ -791,6 +826,8 @@ cdef class RankedEncoder:
             texts: a sequence of str.
             pattern: the native split pattern (``hf_greedtok._pretokenize.native_pattern_id``).
             mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
+            slot: 0..7, which thread's word cache to use: the t-th of several threads encoding
+                slices of one batch passes t, so it meets its warm cache again.
 
         Returns:
             (ids int32[T], offsets int64[len(texts) + 1]): text t's tokens are
@@ -805,6 +842,8 @@ cdef class RankedEncoder:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
         if not PATTERN_GPT4 <= pattern <= PATTERN_WHITESPACE:
             raise ValueError(f"no native split pattern {pattern}")
+        if not 0 <= slot < MAX_SLOTS:
+            raise ValueError(f"slot must be in 0..{MAX_SLOTS - 1}, got {slot}")
         cdef tuple items = tuple(texts)
         cdef int64_t n = len(items), t, before, bad = -1
         cdef int m = _MODES[mode]
@@ -812,7 +851,7 @@ cdef class RankedEncoder:
         cdef vector[int32_t] out
         offsets = np.zeros(n + 1, dtype=np.int64)
         cdef int64_t[::1] ov = offsets
-        cdef _Worker wk = self._acquire()
+        cdef _Worker wk = self._acquire_slot(slot)
         try:
             with nogil:
                 for t in range(n):
@@ -822,7 +861,7 @@ cdef class RankedEncoder:
                     self._encode_text(objs[t], pattern, m, wk, out)
                     ov[t + 1] = <int64_t>out.size()
         finally:
-            self._release(wk)
+            self._release_slot(slot, wk)
         if bad >= 0:
             raise TypeError(f"text {bad} is {type(items[bad]).__name__}, expected str")
         ids = np.empty(out.size(), dtype=np.int32)
