@@ -275,6 +275,13 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
                 proc.terminate()
             for proc in workers:
                 proc.join(timeout=5)
+            # A worker stopped while writing its result leaves half a message in the result
+            # pipe; the pool's manager thread would wait for the rest forever, and the
+            # interpreter for that thread at exit. The workers are gone: closing our own write
+            # end turns that wait into end-of-file, which the pool handles as a broken pool.
+            result_queue = getattr(pool, "_result_queue", None)       # private, as _processes
+            if result_queue is not None:
+                result_queue._writer.close()
             raise
     return total
 

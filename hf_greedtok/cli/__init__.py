@@ -126,8 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--targets", type=float, nargs="+", metavar="T",
                    help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
                         "both algorithms reach)")
-    m.add_argument("--pattern", choices=["gpt4", "gpt2", "whitespace"], default="gpt4",
-                   help="byte-level split regex: gpt4 (default, as `train`), gpt2, or whitespace (the paper's "
+    m.add_argument("--pattern", choices=["gpt4", "gpt2", "o200k", "whitespace"], default="gpt4",
+                   help="byte-level split regex: gpt4 (default, as `train`), gpt2, o200k, or whitespace (the paper's "
                         "space-delimited words)")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
     m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")

@@ -63,8 +63,10 @@ class ByteLevel:
     """Regex split + byte singletons (GPT-2 / GPT-4 / the GreedTok paper's setting).
 
     Args:
-        pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2", "whitespace" (the
-            GreedTok paper's space-delimited words), or a pattern string.
+        pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2" (r50k_base's),
+            "o200k" (o200k_base's), "whitespace" (the GreedTok paper's space-delimited words), or
+            a pattern string. The named ones split natively (:attr:`native_pattern`); any other
+            pattern runs in ``regex``.
     """
 
     pattern: str = GPT4_PATTERN
