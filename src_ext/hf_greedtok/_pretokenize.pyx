@@ -143,6 +143,24 @@ cdef inline bint _contraction3(uint16_t q, uint16_t r) noexcept nogil:
 
 # ---- one word from i (0 <= i < n): its end ----
 
+cdef inline int64_t _digits_other_spaces(const uint32_t* t, int64_t i, int64_t n, uint16_t p, uint32_t c,
+                                         bint slash) noexcept nogil:
+    """The alternatives after the letters, alike in gpt4 and o200k, at t[i] = c (properties p):
+    digits ``\\p{N}{1,3}``; other characters with one optional space before them and the line
+    ends after them (gpt4 ``[\\r\\n]*``; o200k, ``slash``, ``[\\r\\n/]*``); else whitespace."""
+    cdef int64_t j
+    if p & HFG_N:
+        j = i + 1
+        while j < n and j < i + 3 and hfg_props(t[j]) & HFG_N:
+            j += 1
+        return j
+    if not (p & _LNS):
+        return _run_newlines(t, _run_other(t, i + 1, n), n, slash)
+    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
+        return _run_newlines(t, _run_other(t, i + 2, n), n, slash)
+    return _newline_spaces(t, i, n)    # p is \\s here
+
+
 cdef inline int64_t _gpt4_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
     cdef uint32_t c = t[i]
     cdef uint16_t p = hfg_props(c)
@@ -162,19 +180,7 @@ cdef inline int64_t _gpt4_word(const uint32_t* t, int64_t i, int64_t n) noexcept
         if i + 1 < n and hfg_props(t[i + 1]) & HFG_L:
             return _run(t, i + 2, n, HFG_L)
         # else: the prefix stays taken and \p{L}+ fails; the alternative fails
-    # \p{N}{1,3}
-    if p & HFG_N:
-        j = i + 1
-        while j < n and j < i + 3 and hfg_props(t[j]) & HFG_N:
-            j += 1
-        return j
-    #  ?[^\s\p{L}\p{N}]++[\r\n]*
-    if not (p & _LNS):
-        return _run_newlines(t, _run_other(t, i + 1, n), n, False)
-    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
-        return _run_newlines(t, _run_other(t, i + 2, n), n, False)
-    # \s*[\r\n]|\s+(?!\S)|\s+ (p is \s here)
-    return _newline_spaces(t, i, n)
+    return _digits_other_spaces(t, i, n, p, c, False)
 
 
 cdef inline int64_t _gpt2_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
@@ -262,19 +268,7 @@ cdef inline int64_t _o200k_word(const uint32_t* t, int64_t i, int64_t n) noexcep
         return _o200k_suffix(t, _run(t, _run(t, i + 2, n, HFG_UPPER), n, HFG_LOWER), n)
     if p & HFG_UPPER:
         return _o200k_suffix(t, _run(t, _run(t, i + 1, n, HFG_UPPER), n, HFG_LOWER), n)
-    # \p{N}{1,3}
-    if p & HFG_N:
-        e = i + 1
-        while e < n and e < i + 3 and hfg_props(t[e]) & HFG_N:
-            e += 1
-        return e
-    #  ?[^\s\p{L}\p{N}]+[\r\n/]*
-    if not (p & _LNS):
-        return _run_newlines(t, _run_other(t, i + 1, n), n, True)
-    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
-        return _run_newlines(t, _run_other(t, i + 2, n), n, True)
-    # \s*[\r\n]+|\s+(?!\S)|\s+ (p is \s here)
-    return _newline_spaces(t, i, n)
+    return _digits_other_spaces(t, i, n, p, c, True)
 
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
