@@ -38,9 +38,11 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
     if num_threads == 1:
         return encode(words, mode)
     if texts:
-        # (callers check the types; a non-str counts as empty here and is reported by encode)
-        ends = np.cumsum(np.fromiter((len(t) if type(t) is str else 0 for t in words), dtype=np.int64, count=n)
-                         if not set(map(type, words)) <= {str} else np.fromiter(map(len, words), np.int64, n))
+        if set(map(type, words)) <= {str}:
+            lengths = np.fromiter(map(len, words), np.int64, n)
+        else:       # a non-str counts as empty here; encode reports it
+            lengths = np.fromiter((len(t) if isinstance(t, str) else 0 for t in words), np.int64, n)
+        ends = np.cumsum(lengths)
         total = int(ends[-1]) if n else 0
         threads = min(num_threads, n, total // MIN_CHARS_PER_THREAD)
         # slice t ends at the first text whose end reaches t/threads of the characters

@@ -90,9 +90,10 @@ def test_a_closed_or_missing_stderr_counts_as_no_terminal(monkeypatch):
         assert not _progress.stderr_is_terminal()
 
 
-def test_a_quiet_run_never_imports_tqdm():
+def test_a_quiet_run_never_imports_tqdm(tmp_path):
     code = ("import sys\nfrom hf_greedtok._progress import progress_bar\n"
             "with progress_bar(total=3, show=False) as bar:\n    bar.update(3)\n    bar.set_postfix(gain=1)\n"
             "print('tqdm' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # run outside the checkout, whose uncompiled package would shadow the installed one
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.stdout.split() == ["False"], result.stderr
