@@ -287,8 +287,9 @@ class Tokenizer:
     @classmethod
     def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: str = "gpt4") -> "Tokenizer":
         """Encoder over a tiktoken ``.tiktoken`` file, rank = priority, ids = tiktoken's ranks,
-        with the given split pattern ("gpt4" or "gpt2"), as the GreedTok paper does with
-        cl100k_base.
+        as the GreedTok paper does with cl100k_base. The file holds no split pattern: give the
+        one its vocabulary was made with ("gpt4" for cl100k_base, "gpt2" for r50k_base, "o200k"
+        for o200k_base, or a pattern string); cover ids then equal tiktoken's own.
 
         Raises:
             GreedTokFileError: unreadable or malformed file, or a vocabulary without all 256 bytes.

@@ -270,6 +270,7 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
             # An error, Ctrl-C or SIGTERM (turned into an exception by the CLI): stop the
             # workers now rather than letting them finish their chunks.
             workers = list(pool._processes.values())   # no public accessor before Python 3.14
+            result_queue = pool._result_queue            # (private too; shutdown drops it)
             pool.shutdown(wait=False, cancel_futures=True)
             for proc in workers:
                 proc.terminate()
@@ -279,7 +280,6 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
             # pipe; the pool's manager thread would wait for the rest forever, and the
             # interpreter for that thread at exit. The workers are gone: closing our own write
             # end turns that wait into end-of-file, which the pool handles as a broken pool.
-            result_queue = getattr(pool, "_result_queue", None)       # private, as _processes
             if result_queue is not None:
                 result_queue._writer.close()
             raise
