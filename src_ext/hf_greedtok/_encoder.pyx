@@ -536,7 +536,18 @@ cdef class RankedEncoder:
 
     cdef int _encode_uncached(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                               vector[int32_t]& out) except -1 nogil:
-        """Cover or optimal ids of the word u[0:n] (n >= 2), appended to out."""
+        """Cover or optimal ids of the word u[0:n] (n >= 2), appended to out.
+
+        A word that is itself a ranked token is that one token in both modes: its occurrence
+        spans the whole word, so CANCOVER (which looks only at the gaps outside it) always
+        holds at its rank and then every gap is covered; and one token is the fewest there are.
+        """
+        cdef int32_t whole
+        if n <= self.max_len:
+            whole = self._rank_of(u, n)
+            if whole >= 0:
+                out.push_back(self.prio_id[whole])
+                return 0
         if n > 0x7FFFFFFF:
             with gil:
                 raise ValueError(f"a word of {n} units is longer than the encoders' limit of 2**31 - 1")
