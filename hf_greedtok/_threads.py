@@ -26,7 +26,7 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
 
     Returns the same (ids int32[T], offsets int64[len(words) + 1]) as one call, whatever the
     thread count. With ``texts``, the items are whole texts, the slices hold about equal
-    numbers of characters, and ``encode(slice, mode, t)`` is told the slice's index t (at most 8).
+    numbers of characters, and ``encode(slice, mode, t)`` is told the slice's index t.
 
     Raises:
         ValueError: num_threads < 1; and whatever ``encode`` raises.
@@ -53,12 +53,10 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
         bounds = [n * t // threads for t in range(threads + 1)] if threads > 1 else [0, n]
     if threads <= 1:
         return encode(words, mode)
-    if texts:       # each slice's thread keeps its own word cache from batch to batch
-        parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode, t),
-                                              range(threads)))
-    else:
-        parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode),
-                                              range(threads)))
+    # with texts, slice t's thread keeps its own word cache from batch to batch
+    slot = (lambda t: (t,)) if texts else (lambda t: ())
+    parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode, *slot(t)),
+                                          range(threads)))
     # each part's offsets start at 0: shift them by the ids before the part
     starts = np.cumsum([0] + [len(i) for i, _ in parts[:-1]])
     offsets = np.concatenate([parts[0][1]] + [o[1:] + start for (_, o), start in zip(parts[1:], starts[1:])])

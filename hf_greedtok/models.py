@@ -20,7 +20,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-from ._encoder import RankedEncoder
+from ._encoder import THREAD_SLOTS, RankedEncoder
 from ._threads import encode_in_threads
 from .errors import InvalidSpec
 from .indic.units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
@@ -242,7 +242,7 @@ class GreedTokModel:
         if self.splitter is not None:
             raise ValueError(f"{self.unit_kind} units are split in Python; use encode_words")
         return encode_in_threads(lambda chunk, m, slot=0: self.encoder.encode_texts(chunk, pattern, m, slot), texts,
-                                 mode, min(num_threads, 8), texts=True)
+                                 mode, min(num_threads, THREAD_SLOTS), texts=True)
 
     def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

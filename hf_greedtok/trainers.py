@@ -15,7 +15,7 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._progress import note, progress_bar
-from ._trainer import MAX_WORD_UNITS, GreedTokCore
+from ._trainer import GreedTokCore
 from .core import Tokenizer
 from .defaults import DEFAULT_MAX_TOKEN_LENGTH
 from .models import GreedTokModel, pack_units
@@ -24,7 +24,7 @@ from .pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from .errors import CorpusError
 from .indic.units import pack_codes, unit_codes
-from .word_counts import check_word_length, count_corpus, count_words
+from .word_counts import always_short, check_word_length, count_corpus, count_words
 
 INT64_MAX = 2**63 - 1
 
@@ -172,7 +172,7 @@ class GreedTokTrainer:
         singletons = 0
         word_units = self.pre_tokenizer.word_units
         by_chars = self.pre_tokenizer.unit_kind != "bytes"
-        short = MAX_WORD_UNITS // (1 if by_chars else 4)     # no longer word can be too long
+        short = always_short(self.pre_tokenizer)
         for word, c in word_counts.items():
             if not isinstance(c, (int, np.integer)) or c < 1:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")

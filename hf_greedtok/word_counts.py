@@ -50,9 +50,15 @@ _BOM = "\ufeff"
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 
+def always_short(pre_tokenizer: PreTokenizer) -> int:
+    """The longest word, in characters, that cannot exceed the trainer's limit of singletons
+    (a character is at most 4 bytes); only longer ones need :func:`check_word_length`."""
+    return MAX_WORD_UNITS // (4 if pre_tokenizer.unit_kind == "bytes" else 1)
+
+
 def check_word_length(word: str, pre_tokenizer: PreTokenizer, source: str, line: Optional[int]) -> None:
     """Raise CorpusError if ``word`` has more singletons than the trainer supports."""
-    if len(word) * (4 if pre_tokenizer.unit_kind == "bytes" else 1) <= MAX_WORD_UNITS:
+    if len(word) <= always_short(pre_tokenizer):
         return
     n = len(pre_tokenizer.word_units(word))
     if n > MAX_WORD_UNITS:
@@ -357,8 +363,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     counts: dict[str, int] = {}
     get = counts.get
     split = pre_tokenizer.count_table_word
-    # a word this short cannot exceed the trainer's limit (<= 4 bytes per character)
-    short = MAX_WORD_UNITS // (4 if pre_tokenizer.unit_kind == "bytes" else 1)
+    short = always_short(pre_tokenizer)
     for p, line, word, count in iter_count_tables(paths):
         for piece in split(normalizer(word) if normalizer else word, prefix_space):
             if len(piece) > short:

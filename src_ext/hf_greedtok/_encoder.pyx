@@ -37,6 +37,7 @@ cdef extern from "Python.h":
     char* PyBytes_AS_STRING(PyObject*) nogil
     PyObject** PySequence_Fast_ITEMS(object)
     Py_ssize_t PyBytes_GET_SIZE(PyObject*) nogil
+    int PyUnicode_IS_ASCII(PyObject*) nogil
 
 MODE_COVER = 0
 MODE_OPTIMAL = 1
@@ -106,6 +107,7 @@ cdef extern from *:
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
 cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetches cache slots
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
+THREAD_SLOTS = MAX_SLOTS
 cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
 
 
@@ -678,7 +680,7 @@ cdef class RankedEncoder:
         cdef void* data = PyUnicode_DATA(obj)
         cdef const uint8_t* latin1 = <const uint8_t*>data
         cdef uint32_t cp
-        cdef bint ascii = kind == 1
+        cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nb, ahead
         cdef size_t w
         if n == 0:
@@ -688,7 +690,6 @@ cdef class RankedEncoder:
         if kind == 1:
             for i in range(n):
                 cps[i] = latin1[i]
-                ascii = ascii and latin1[i] < 0x80
         else:
             for i in range(n):
                 cps[i] = PyUnicode_READ(kind, data, i)
