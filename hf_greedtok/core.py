@@ -9,9 +9,10 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, check_pre_tokenizer, pre_tokenizer_from_dict
 from .special_tokens import special_token_regex
+
+if TYPE_CHECKING:
+    import regex
 
 
 class Tokenizer:
@@ -70,13 +74,22 @@ class Tokenizer:
             text = self.normalizer(text)
         return self.pre_tokenizer.pre_tokenize(text)
 
-    def _segments(self, text: str, allow_special: bool) -> list[Union[str, int]]:
-        """Words of text, with special tokens (when allowed) replaced by their ids."""
-        if not allow_special or self._special_split is None:
+    def _special_matcher(self, allow_special: bool, added_tokens: Optional[Mapping[str, int]]
+                         ) -> tuple[Optional["regex.Pattern[str]"], Mapping[str, int]]:
+        """The special-token splitter of one call and the ids of what it finds."""
+        if not allow_special:
+            return None, {}
+        if added_tokens is None:
+            return self._special_split, self.model.special_token_ids
+        return _added_token_regex(frozenset(added_tokens)), added_tokens
+
+    def _segments(self, text: str, special: Optional["regex.Pattern[str]"],
+                  ids: Mapping[str, int]) -> list[Union[str, int]]:
+        """Words of text, with the special tokens ``special`` finds replaced by their ids."""
+        if special is None:
             return list(self.pre_tokenize(text))
-        ids = self.model.special_token_ids
         out: list[Union[str, int]] = []
-        for k, part in enumerate(self._special_split.split(text)):
+        for k, part in enumerate(special.split(text)):
             if k % 2:
                 out.append(ids[part])
             elif part:
@@ -110,7 +123,8 @@ class Tokenizer:
         return [ids[a:b] for a, b in zip(bounds, bounds[1:])]
 
     def encode_batch_flat(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
-                          allow_special: bool = True, num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                          allow_special: bool = True, num_threads: int = 1,
+                          added_tokens: Optional[Mapping[str, int]] = None) -> tuple[np.ndarray, np.ndarray]:
         """Token ids of a batch in one buffer: (ids int32[T], offsets int64[len(texts) + 1]), text
         t's ids being ``ids[offsets[t]:offsets[t+1]]``; the fastest way to encode many texts.
 
@@ -118,6 +132,11 @@ class Tokenizer:
         split and encoded natively without the GIL, from its first character to its last id, on
         ``num_threads`` threads (slices of about equal characters; the ids do not depend on the
         thread count). Other pre-tokenizers split in Python and encode the words natively.
+
+        ``added_tokens`` (string -> id) replaces the model's special tokens as what is matched in
+        the text, before normalizing and leftmost-longest, as HF's special added tokens are
+        (GreedTokTokenizerFast passes its backend's, which may include tokens added after
+        training); ``allow_special=False`` matches none.
 
         Example:
             >>> ids, offsets = tok.encode_batch_flat(["The cynic", "is a blackguard."])  # doctest: +SKIP
@@ -132,12 +151,13 @@ class Tokenizer:
         if not set(map(type, texts)) <= {str}:
             k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
             raise TypeError(f"text {k} is {type(bad).__name__}, expected str")
+        special, special_ids = self._special_matcher(allow_special, added_tokens)
         if self._native_pattern >= 0:
-            return self._encode_flat_native(texts, mode, allow_special, num_threads)
+            return self._encode_flat_native(texts, mode, special, special_ids, num_threads)
         segments: list[Union[str, int]] = []
         bounds = [0]
         for text in texts:
-            segments.extend(self._segments(text, allow_special))
+            segments.extend(self._segments(text, special, special_ids))
             bounds.append(len(segments))
         specials = any(isinstance(s, int) for s in segments)
         words = ["" if isinstance(s, int) else s for s in segments] if specials else segments
@@ -146,12 +166,11 @@ class Tokenizer:
             ids, offsets = _splice_specials(ids, offsets, segments)
         return ids, offsets[bounds]
 
-    def _encode_flat_native(self, texts: Sequence[str], mode: Mode, allow_special: bool,
-                            num_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    def _encode_flat_native(self, texts: Sequence[str], mode: Mode, special: Optional["regex.Pattern[str]"],
+                            special_ids: Mapping[str, int], num_threads: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`encode_batch_flat` through the native splitter: the same ids as splitting in
         Python. Python runs per text (normalizer, special-token search), never per word."""
         norm = self.normalizer
-        special = self._special_split if allow_special else None
         if special is None or not any(special.search(t) for t in texts):
             if norm is not None:
                 texts = [norm(t) for t in texts]
@@ -159,7 +178,6 @@ class Tokenizer:
         # Texts holding special tokens: encode the runs between them, then put the specials' ids
         # in. As in _segments, specials are found in the text as given and each run is normalized
         # on its own (NFKC must not turn a full-width look-alike into a special token).
-        special_ids = self.model.special_token_ids
         pieces: list[str] = []
         plans: list[list[Union[int, str]]] = []      # per text: piece indices (int) and specials (str)
         for text in texts:
@@ -322,6 +340,12 @@ class Tokenizer:
         return (f"Tokenizer(vocab_size={self.vocab_size}, ranked={len(self.model.ranked_tokens)}, "
                 f"singletons={self.model.unit_kind}, pre_tokenizer={type(self.pre_tokenizer).__name__}, "
                 f"mode={self.mode!r})")
+
+
+@functools.lru_cache(maxsize=64)
+def _added_token_regex(tokens: frozenset[str]) -> Optional["regex.Pattern[str]"]:
+    # GreedTokTokenizerFast passes the same few added-token sets call after call
+    return special_token_regex(tokens)
 
 
 def _splice_specials(ids: np.ndarray, offsets: np.ndarray,

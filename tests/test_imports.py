@@ -41,6 +41,8 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.errors": ["GreedTokFileError"],
     "hf_greedtok.formats.greedtok_json": ["FILE_NAME", "verify_file_folder"],
     "hf_greedtok.formats.manifest": ["write_save_manifest"],
+    "hf_greedtok.hf.fast_path": ["LazyEncodingsBatch", "SingleTemplate", "assemble", "fast_plan", "native_threads",
+                                 "single_template"],
     "hf_greedtok.hf.folder": ["LOOKUP_FILE", "TOKENIZER_FILE", "check_same_vocab"],
     "hf_greedtok.hf.pipeline": ["attach", "attachment", "backend_from_folder_json", "backend_lock",
                                 "build_backend", "folder_json", "refresh_decoder", "standard_json"],

@@ -11,19 +11,24 @@ next to ``tokenizer.json``, so it imports hf_greedtok absolutely and registers n
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
+import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 from transformers import PreTrainedTokenizerFast
+from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
 from hf_greedtok.atomic import atomic_write_text
 from hf_greedtok.core import Tokenizer
 from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.formats.greedtok_json import FILE_NAME, verify_file_folder
 from hf_greedtok.formats.manifest import write_save_manifest
+from hf_greedtok.hf.fast_path import LazyEncodingsBatch, SingleTemplate, assemble, fast_plan, native_threads, \
+    single_template
 from hf_greedtok.hf.folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
 from hf_greedtok.hf.pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
                                      folder_json, refresh_decoder, standard_json)
@@ -140,14 +145,25 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             whose vocabulary differs from the ranked token file.
         GreedTokFileError: the ranked token file is missing, truncated or corrupted.
 
+    Speed: calls on one text or a batch of texts (special tokens, truncation, padding,
+    attention and special-tokens masks, lengths, any ``return_tensors``) are encoded natively
+    without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and padded in numpy
+    (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its ``encodings``
+    (``word_ids()``, ``tokens()``) are made by the backend on first use. Pairs, pre-split words,
+    offsets, overflow and stride go through the backend. ``native_batch_path = False`` sends
+    every call through the backend.
+
     Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
-    does). One instance may be shared by threads: calls are serialized by a lock, which is
-    what keeps the custom step from deadlocking tokenizers (notes/hf_integration.md 2.4);
-    for parallel throughput use ``datasets.map(num_proc=...)``.
+    does). One instance may be shared by threads: backend calls are serialized by a lock, which
+    is what keeps the custom step from deadlocking tokenizers (notes/hf_integration.md 2.4);
+    native calls run in parallel.
     """
 
     vocab_files_names = {"vocab_file": FILE_NAME}
     model_input_names = ["input_ids", "attention_mask"]
+    #: Encode the common calls natively (hf_greedtok.hf.fast_path); False sends every call
+    #: through the tokenizers backend (same results, slower).
+    native_batch_path: bool = True
 
     def __init__(self, vocab_file: Optional[str] = None, *, greedtok: Optional[Tokenizer] = None,
                  mode: Optional[str] = None, **kwargs: Any) -> None:
@@ -179,6 +195,81 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             verify_file_folder(Path(vocab_file))   # after the checks above, whose messages say more
         self._tokenizer = build_backend(greedtok, mode)
         super().__init__(mode=mode, **kwargs)
+
+    # ------------------------------------------------------------------ the native batch path
+
+    def _encode_plus(self, text, text_pair=None, add_special_tokens: bool = True,
+                     padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
+                     truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
+                     max_length: Optional[int] = None, stride: int = 0, is_split_into_words: bool = False,
+                     pad_to_multiple_of: Optional[int] = None, padding_side: Optional[str] = None,
+                     return_tensors=None, return_token_type_ids: Optional[bool] = None,
+                     return_attention_mask: Optional[bool] = None, return_overflowing_tokens: bool = False,
+                     return_special_tokens_mask: bool = False, return_offsets_mapping: bool = False,
+                     return_length: bool = False, verbose: bool = True,
+                     split_special_tokens: Optional[bool] = None, **kwargs) -> BatchEncoding:
+        # Every call transformers makes for tok(...), tok.encode(...) and encode_plus lands here.
+        # The common ones run natively (fast_path); the backend path stays for the rest and makes
+        # the encodings of native results when they are first used.
+        args = dict(add_special_tokens=add_special_tokens, padding_strategy=padding_strategy,
+                    truncation_strategy=truncation_strategy, max_length=max_length, stride=stride,
+                    is_split_into_words=is_split_into_words, pad_to_multiple_of=pad_to_multiple_of,
+                    padding_side=padding_side, return_tensors=return_tensors,
+                    return_token_type_ids=return_token_type_ids, return_attention_mask=return_attention_mask,
+                    return_overflowing_tokens=return_overflowing_tokens,
+                    return_special_tokens_mask=return_special_tokens_mask,
+                    return_offsets_mapping=return_offsets_mapping, return_length=return_length, verbose=verbose,
+                    split_special_tokens=split_special_tokens)
+        backend_call = functools.partial(super()._encode_plus, text, text_pair, **args, **kwargs)
+        plan = fast_plan(self, text, text_pair, kwargs=kwargs, **args) if self.native_batch_path else None
+        added = self._native_added_tokens() if plan is not None else None
+        if plan is None or added is None or (plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE
+                                             and plan.max_length < self._single_template().n_special):
+            return backend_call()
+        with backend_lock(self._tokenizer):
+            # the backend is left configured as the backend path leaves it
+            self.set_truncation_and_padding(padding_strategy=padding_strategy,
+                                            truncation_strategy=truncation_strategy, max_length=max_length,
+                                            stride=stride, pad_to_multiple_of=pad_to_multiple_of,
+                                            padding_side=padding_side)
+            if self._tokenizer.encode_special_tokens != (not plan.allow_special):
+                self._tokenizer.encode_special_tokens = not plan.allow_special
+            template = self._single_template()
+        ids, offsets = self.greedtok.encode_batch_flat(plan.texts, mode=self.mode, allow_special=plan.allow_special,
+                                                       num_threads=native_threads(), added_tokens=added)
+        data = assemble(plan, ids, offsets, template, self.pad_token_id, self.pad_token_type_id)
+        if verbose and max_length is None:
+            rows = data["input_ids"]
+            longest = rows.shape[1] if isinstance(rows, np.ndarray) else max(map(len, rows))
+            self._eventual_warn_about_too_long_sequence(range(longest), max_length, verbose)
+        as_rows = plan.batched or return_tensors is not None
+        if not as_rows:
+            data = {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in data.items()}
+        return LazyEncodingsBatch(data, lambda: backend_call().encodings, tensor_type=return_tensors,
+                                  batched=as_rows)
+
+    def _native_added_tokens(self) -> Optional[dict[str, int]]:
+        """The backend's added tokens (string -> id) for the native matcher, or None when one of
+        them needs the backend (lstrip, rstrip, single-word, not special, or matched after a
+        normalizer)."""
+        decoder = self._tokenizer.get_added_tokens_decoder()
+        normalizer = self._tokenizer.normalizer is not None
+        added = {}
+        for i, t in decoder.items():
+            if t.lstrip or t.rstrip or t.single_word or not t.special or (t.normalized and normalizer):
+                return None
+            added[t.content] = i
+        return added
+
+    def _single_template(self) -> SingleTemplate:
+        """The special tokens the post-processor adds around one text (cached by its state)."""
+        pp = self._tokenizer.post_processor
+        key = pp.__getstate__() if pp is not None else None
+        cached = self.__dict__.get("_template_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, single_template(pp))
+            self.__dict__["_template_cache"] = cached
+        return cached[1]
 
     # ------------------------------------------------------------------ GreedTok state
 

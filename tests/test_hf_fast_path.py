@@ -1,0 +1,242 @@
+"""GreedTokTokenizerFast's native batch path gives exactly the backend's BatchEncoding.
+
+Issue 14 item 4: ``tok(texts, ...)`` for the common options runs natively and pads in numpy;
+each call here is made twice, once with ``native_batch_path = False`` (every call through the
+tokenizers backend, the reference), and the two results must agree key for key, value for
+value, type and dtype included, and in their ``encodings``. Real text from ../shared/corpora:
+English prose, Hindi, Chinese and Python code, plus arbitrary Unicode from hypothesis.
+"""
+from __future__ import annotations
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+from corpora import corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Metaspace
+from hf_greedtok.hf.fast_path import LazyEncodingsBatch
+
+SPECIALS = ["<s>", "</s>", "<pad>"]
+
+
+def lines_of(name: str, n: int) -> list[str]:
+    lines = corpus(name).read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip()][:n]
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[str, list[str]]:
+    return {"en": lines_of("en_brown.txt", 1500), "hi": lines_of("hi_devdas.txt", 600),
+            "zh": lines_of("zh_reviews.txt", 600), "code": lines_of("code_python_stdlib.txt", 800)}
+
+
+@pytest.fixture(scope="module")
+def batch(texts) -> list[str]:
+    """A batch mixing the four kinds of text, special tokens inside text and edge cases."""
+    mixed = [t for k in ("en", "hi", "zh", "code") for t in texts[k][-8:]]
+    return mixed + ["", " ", "a<s>b </s>", "<pad><pad>", "naïve café 東京 🙂", "x \ud800 y", "\t\n  end"]
+
+
+def trained(texts, pre_tokenizer=None):
+    kwargs = {"pre_tokenizer": pre_tokenizer} if pre_tokenizer is not None else {}
+    trainer = GreedTokTrainer(1500, special_tokens=SPECIALS, show_progress=False, **kwargs)
+    return trainer.train_from_iterator(texts["en"][:1000] + texts["hi"][:400] + texts["zh"][:400]
+                                       + texts["code"][:600], num_proc=1)
+
+
+@pytest.fixture(scope="module")
+def byte_level(texts):
+    return trained(texts)
+
+
+@pytest.fixture(scope="module")
+def metaspace(texts):
+    return trained(texts, Metaspace())
+
+
+@pytest.fixture(scope="module", params=[("bytes", "cover"), ("bytes", "optimal"), ("chars", "cover"),
+                                        ("chars", "optimal")], ids=lambda p: "-".join(p))
+def tok(request, byte_level, metaspace) -> GreedTokTokenizerFast:
+    units, mode = request.param
+    core = byte_level if units == "bytes" else metaspace
+    return GreedTokTokenizerFast.from_greedtok(core, mode=mode, bos_token="<s>", eos_token="</s>",
+                                               pad_token="<pad>")
+
+
+def reference(tok: GreedTokTokenizerFast, *args, **kwargs):
+    tok.native_batch_path = False
+    try:
+        return tok(*args, **kwargs)
+    finally:
+        tok.native_batch_path = True
+
+
+def assert_same(fast, ref, pickled: bool = False) -> None:
+    """Two BatchEncodings are the same: keys in order, values with their types and dtypes, and
+    the encodings (ids, word ids, tokens) the backend made."""
+    assert list(fast.keys()) == list(ref.keys())
+    for key in ref:
+        a, b = fast[key], ref[key]
+        assert type(a) is type(b), key
+        if isinstance(b, np.ndarray) and b.dtype == object:       # ragged rows, one array each
+            assert a.dtype == object and a.shape == b.shape, key
+            assert [(r.dtype, r.tolist()) for r in a] == [(r.dtype, r.tolist()) for r in b], key
+        elif isinstance(b, np.ndarray):
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), key
+        else:
+            assert a == b, key
+    if not pickled:     # BatchEncoding pickles without n_sequences (transformers' own behaviour)
+        assert fast.n_sequences == ref.n_sequences and fast.is_fast and ref.is_fast
+    assert [e.ids for e in fast.encodings] == [e.ids for e in ref.encodings]
+    assert [e.word_ids for e in fast.encodings] == [e.word_ids for e in ref.encodings]
+    assert fast.tokens(0) == ref.tokens(0)
+
+
+def encode_both(tok, inputs, **kwargs):
+    fast = tok(inputs, **kwargs)
+    assert isinstance(fast, LazyEncodingsBatch), "this call should have taken the native path"
+    assert fast.__dict__.get("_lazy_encodings") is None, "encodings are made on first use only"
+    return fast, reference(tok, inputs, **kwargs)
+
+
+OPTIONS = st.fixed_dictionaries({
+    "padding": st.sampled_from([False, True, "longest", "max_length"]),
+    "truncation": st.sampled_from([False, True, "longest_first", "only_first"]),
+    "max_length": st.sampled_from([None, 3, 5, 9, 64]),
+    "return_tensors": st.sampled_from([None, "np"]),
+    "padding_side": st.sampled_from(["right", "left"]),
+    "pad_to_multiple_of": st.sampled_from([None, 8]),
+    "add_special_tokens": st.booleans(),
+    "return_attention_mask": st.sampled_from([None, False, True]),
+    "return_token_type_ids": st.sampled_from([None, True]),
+    "return_special_tokens_mask": st.booleans(),
+    "return_length": st.booleans(),
+    "split_special_tokens": st.booleans(),
+})
+
+
+def usable(options: dict) -> dict:
+    # padding to max_length without one would pad to model_max_length (10**30)
+    if options["padding"] == "max_length" and options["max_length"] is None:
+        options = {**options, "max_length": 9}
+    return options
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(options=OPTIONS, extra=st.lists(st.text(max_size=40), max_size=3), single=st.booleans(),
+       template=st.sampled_from(["none", "bos", "bos+eos"]), side=st.sampled_from(["right", "left"]))
+def test_the_native_path_gives_the_backends_batch_encoding(tok, batch, options, extra, single, template, side):
+    tok.add_bos_token, tok.add_eos_token = "bos" in template, "eos" in template
+    tok.truncation_side = side
+    try:
+        inputs = (batch + extra)[0] if single else batch + extra
+        try:
+            ref = reference(tok, inputs, **usable(options))
+        except ValueError as e:     # options transformers refuses (checked before any encoding)
+            with pytest.raises(ValueError) as native:
+                tok(inputs, **usable(options))
+            assert str(native.value) == str(e)
+            return
+        fast = tok(inputs, **usable(options))
+        assert isinstance(fast, LazyEncodingsBatch)
+        assert_same(fast, ref)
+    finally:
+        tok.add_bos_token = tok.add_eos_token = False
+        tok.truncation_side = "right"
+
+
+def test_every_line_of_every_corpus_kind(tok, texts):
+    lines = [t for k in ("en", "hi", "zh", "code") for t in texts[k]]
+    assert_same(*encode_both(tok, lines, padding=True, return_tensors="np"))
+    assert_same(*encode_both(tok, lines, truncation=True, max_length=32))
+
+
+def test_one_text_and_encode(tok, texts):
+    line = texts["hi"][5]
+    assert_same(*encode_both(tok, line))
+    assert tok.encode(line) == reference(tok, line)["input_ids"] == tok.greedtok.encode(line, mode=tok.mode)
+
+
+def test_tokens_added_after_training_are_matched_natively(byte_level, texts):
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                              mask_token="<mask>", add_bos_token=True)
+    tok.add_special_tokens({"additional_special_tokens": ["<sep>", "<sep><sep>"]})
+    inputs = ["a <mask> b<sep>c", "<sep><sep><sep>", texts["en"][1] + "<mask>"]
+    fast, ref = encode_both(tok, inputs, padding=True, return_special_tokens_mask=True)
+    assert_same(fast, ref)
+    assert tok.convert_tokens_to_ids("<mask>") in fast["input_ids"][0]
+
+
+def test_added_tokens_the_native_matcher_cannot_follow_take_the_backend(byte_level):
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, pad_token="<pad>")
+    assert tok._native_added_tokens() is not None
+    tok.add_tokens(["cynic"])                  # not special: still split out with split_special_tokens
+    assert tok._native_added_tokens() is None
+    out = tok(["the cynic", "a"], padding=True)
+    assert not isinstance(out, LazyEncodingsBatch)
+    assert tok.convert_tokens_to_ids("cynic") in out["input_ids"][0]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"return_offsets_mapping": True}, {"return_overflowing_tokens": True, "truncation": True, "max_length": 4},
+    {"truncation": True, "max_length": 6, "stride": 2}, {"truncation": "only_second", "max_length": 6}])
+def test_calls_only_the_backend_can_answer_take_it(tok, batch, kwargs):
+    if kwargs.get("truncation") == "only_second":       # the backend refuses it for one sequence
+        with pytest.raises(Exception, match="Second sequence not provided"):
+            tok(batch[:4], **kwargs)
+        return
+    out = tok(batch[:4], **kwargs)
+    assert not isinstance(out, LazyEncodingsBatch)
+    assert list(out.keys()) == list(reference(tok, batch[:4], **kwargs).keys())
+
+
+def test_pairs_and_pre_split_words_take_the_backend(tok):
+    assert not isinstance(tok("a b", "c d"), LazyEncodingsBatch)
+    assert not isinstance(tok(["a", "b"], is_split_into_words=True), LazyEncodingsBatch)
+
+
+def test_bad_inputs_raise_what_the_backend_raises(tok):
+    for bad in ([None], ["a", 3], []):
+        with pytest.raises(Exception) as native:
+            tok(bad)
+        with pytest.raises(Exception) as backend:
+            reference(tok, bad)
+        assert type(native.value) is type(backend.value) and str(native.value) == str(backend.value)
+
+
+def test_a_pickled_batch_keeps_its_encodings(tok, batch):
+    fast, ref = encode_both(tok, batch, padding=True)
+    assert_same(pickle.loads(pickle.dumps(fast)), pickle.loads(pickle.dumps(ref)), pickled=True)
+
+
+def test_encodings_of_a_batch_made_before_the_tokenizer_changed_are_refused(byte_level):
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level)
+    out = tok(["a zzyzx b"])
+    tok.add_special_tokens({"additional_special_tokens": ["zzyzx"]})
+    with pytest.raises(RuntimeError, match="tokenizer changed"):
+        out.word_ids(0)
+
+
+def test_threads_share_one_tokenizer(tok, texts):
+    lines = texts["en"][:400]
+    want = reference(tok, lines, padding=True, return_tensors="np")["input_ids"]
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append(tok(lines, padding=True, return_tensors="np")["input_ids"])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and len(results) == 9
+    assert all(np.array_equal(r, want) for r in results)
