@@ -171,7 +171,9 @@ class Tokenizer:
         """:meth:`encode_batch_flat` through the native splitter: the same ids as splitting in
         Python. Python runs per text (normalizer, special-token search), never per word."""
         norm = self.normalizer
-        if special is None or not any(special.search(t) for t in texts):
+        # One search over the joined batch: no match there means none in any text (a match
+        # across a joint only sends the batch through the per-text split below).
+        if special is None or not special.search("\x00".join(texts)):
             if norm is not None:
                 texts = [norm(t) for t in texts]
             return self.model.encode_texts(texts, self._native_pattern, mode, num_threads)

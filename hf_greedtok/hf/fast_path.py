@@ -161,48 +161,44 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Sin
     return _assemble_lists(plan, ids, offsets, kept, tpl, width, pad_id, pad_type_id)
 
 
-def _kept_slice(plan: FastPlan, a: int, b: int, k: int) -> tuple[int, int]:
-    return (a, a + k) if plan.truncation_side == "right" else (b - k, b)
-
-
 def _assemble_lists(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: np.ndarray,
                     tpl: SingleTemplate, width: Optional[int], pad_id: Optional[int],
                     pad_type_id: int) -> dict[str, list]:
+    # One comprehension per key over precomputed bounds: a Python call per row would cost
+    # more than encoding the row.
     flat = ids.tolist()
-    bounds = offsets.tolist()
-    kept_list = kept.tolist()
+    first = offsets[:-1] if plan.truncation_side == "right" else offsets[1:] - kept
+    bounds = list(zip(first.tolist(), (first + kept).tolist()))
     prefix, suffix = list(tpl.prefix), list(tpl.suffix)
+    rows = [prefix + flat[a:b] + suffix for a, b in bounds] if prefix or suffix else [flat[a:b] for a, b in bounds]
+    sizes = (kept + tpl.n_special).tolist()
+    pads = [max(width - n, 0) for n in sizes] if width is not None else [0] * len(sizes)
     left = plan.padding_side == "left"
-    out: dict[str, list] = {"input_ids": []}
+
+    def padded(body: list[list], fill) -> list[list]:
+        if width is None:
+            return body
+        if left:
+            return [[fill] * p + r if p else r for r, p in zip(body, pads)]
+        return [r + [fill] * p if p else r for r, p in zip(body, pads)]
+
+    out: dict[str, list] = {"input_ids": padded(rows, pad_id)}
     if plan.return_token_type_ids:
-        out["token_type_ids"] = []
+        pt, st, ct = list(tpl.prefix_types), list(tpl.suffix_types), tpl.content_type
+        out["token_type_ids"] = padded([pt + [ct] * (b - a) + st for a, b in bounds], pad_type_id)
     if plan.return_attention_mask:
-        out["attention_mask"] = []
+        if width is None:
+            out["attention_mask"] = [[1] * n for n in sizes]
+        elif left:
+            out["attention_mask"] = [[0] * p + [1] * n for n, p in zip(sizes, pads)]
+        else:
+            out["attention_mask"] = [[1] * n + [0] * p for n, p in zip(sizes, pads)]
     if plan.return_special_tokens_mask:
-        out["special_tokens_mask"] = []
+        head, tail = [1] * len(prefix), [1] * len(suffix)
+        out["special_tokens_mask"] = padded([head + [0] * (b - a) + tail for a, b in bounds], 1)
     if plan.return_length:
-        out["length"] = []
-    for t, k in enumerate(kept_list):
-        a, b = _kept_slice(plan, bounds[t], bounds[t + 1], k)
-        row = prefix + flat[a:b] + suffix
-        n = len(row)
-        pad = max(width - n, 0) if width is not None else 0
-        out["input_ids"].append(_padded(row, [pad_id] * pad, left))
-        if plan.return_token_type_ids:
-            types = list(tpl.prefix_types) + [tpl.content_type] * k + list(tpl.suffix_types)
-            out["token_type_ids"].append(_padded(types, [pad_type_id] * pad, left))
-        if plan.return_attention_mask:
-            out["attention_mask"].append(_padded([1] * n, [0] * pad, left))
-        if plan.return_special_tokens_mask:
-            mask = [1] * len(prefix) + [0] * k + [1] * len(suffix)
-            out["special_tokens_mask"].append(_padded(mask, [1] * pad, left))
-        if plan.return_length:
-            out["length"].append(n + pad)
+        out["length"] = [n + p for n, p in zip(sizes, pads)]
     return out
-
-
-def _padded(row: list, pad: list, left: bool) -> list:
-    return (pad + row if left else row + pad) if pad else row
 
 
 def _assemble_matrix(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: np.ndarray,
@@ -294,7 +290,7 @@ class LazyEncodingsBatch(BatchEncoding):
         return True
 
     def __getstate__(self):
-        self._encodings            # materialise: a pickled batch keeps its encodings, as HF's does
+        # super() reads self._encodings, which makes them: a pickled batch keeps its encodings, as HF's does
         return super().__getstate__()
 
     def __setstate__(self, state) -> None:
