@@ -10,7 +10,10 @@ Example:
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 
@@ -269,10 +272,7 @@ class Tokenizer:
             InvalidSpec, KeyError, ValueError: a malformed section (file readers report them
                 as :class:`~hf_greedtok.errors.GreedTokFileError` naming the file).
         """
-        pre = pre_tokenizer_from_dict(sections["pre_tokenizer"])
-        return cls(GreedTokModel.from_dict(sections["model"]), pre,
-                   normalizer=normalizer_from_name(sections.get("normalizer")),
-                   mode=sections.get("mode", "cover"), training_info=sections.get("training"))
+        return _from_sections(cls, sections, GreedTokModel.from_dict(sections["model"]))
 
     def to_json(self) -> str:
         """The text of ``greedtok.json`` for this tokenizer (deterministic)."""
@@ -336,12 +336,53 @@ class Tokenizer:
 
     def __reduce__(self):
         # Pickle as the file's JSON text: deterministic, so datasets fingerprints are stable.
-        return (Tokenizer.from_json, (self.to_json(),))
+        text = self.to_json()
+        _remember_pickled(text, self)
+        return (_unpickle_tokenizer, (text,))
 
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, ranked={len(self.model.ranked_tokens)}, "
                 f"singletons={self.model.unit_kind}, pre_tokenizer={type(self.pre_tokenizer).__name__}, "
                 f"mode={self.mode!r})")
+
+
+# Tokenizers this process pickled, by the digest of their JSON text: (pid, weak reference).
+# A forked child (the workers of datasets.map(num_proc=...), multiprocessing, DataLoader) that
+# unpickles one of them takes the model it inherited, whose native encoder and word cache are
+# already built (and warm if the parent encoded), instead of parsing and rebuilding them; the
+# model is never changed after construction, and the child's copy of it is its own.
+_PICKLED: dict[bytes, tuple[int, "weakref.ref[Tokenizer]"]] = {}
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def _remember_pickled(text: str, tok: Tokenizer) -> None:
+    key = _digest(text)
+
+    def forget(ref, key=key) -> None:
+        if _PICKLED.get(key, (0, None))[1] is ref:
+            del _PICKLED[key]
+    _PICKLED[key] = (os.getpid(), weakref.ref(tok, forget))
+
+
+def _from_sections(cls: type[Tokenizer], sections: dict, model: GreedTokModel) -> Tokenizer:
+    return cls(model, pre_tokenizer_from_dict(sections["pre_tokenizer"]),
+               normalizer=normalizer_from_name(sections.get("normalizer")),
+               mode=sections.get("mode", "cover"), training_info=sections.get("training"))
+
+
+def _unpickle_tokenizer(text: str) -> Tokenizer:
+    """A pickled Tokenizer: in a fork of the process that pickled it, with the model it
+    inherited (everything else, which may have changed since, is read from the text); anywhere
+    else parsed from the text."""
+    pid, ref = _PICKLED.get(_digest(text), (os.getpid(), None))
+    parent = ref() if ref is not None and pid != os.getpid() else None
+    if parent is None:
+        return Tokenizer.from_json(text)
+    # the digest matched the text the parent wrote itself: no envelope or checksum to verify
+    return _from_sections(Tokenizer, json.loads(text), parent.model)
 
 
 @functools.lru_cache(maxsize=64)

@@ -191,3 +191,46 @@ def test_threads_with_different_padding_and_truncation_do_not_deadlock(saved, tm
         pytest.fail("4 threads sharing one GreedTokTokenizerFast did not finish in 240 s (deadlock)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("errors []")
+
+
+# ---------------------------------------------------------------------- forked workers (issue 14 item 5)
+
+def _in_fork(fn) -> str:
+    """fn()'s str result, computed in a forked child."""
+    import os
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover - the child
+        try:
+            os.write(w, str(fn()).encode())
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        return f.read()
+
+
+def test_a_forked_worker_unpickles_with_the_model_it_inherited(saved, lines):
+    """datasets.map(num_proc=N) forks, then sends each worker the pickled function: the worker
+    takes its inherited model (native encoder and word cache built, warm if the parent
+    encoded) instead of rebuilding it; the ids are the same."""
+    import pickle
+    tok = GreedTokTokenizerFast.from_pretrained(saved).greedtok
+    want = tok.encode_batch_flat(lines[:500])[0].tolist()
+    blob = pickle.dumps(tok)
+    assert pickle.loads(blob).model is not tok.model          # in the same process: a copy
+    got = _in_fork(lambda: (lambda c: (c.model is tok.model, c.encode_batch_flat(lines[:500])[0].tolist() == want))(
+        pickle.loads(blob)))
+    assert got == "(True, True)"
+
+
+def test_a_forked_worker_reads_what_changed_after_pickling_from_the_pickle(saved):
+    import pickle
+    tok = GreedTokTokenizerFast.from_pretrained(saved).greedtok
+    blob = pickle.dumps(tok)
+    tok.mode = "optimal" if tok.mode == "cover" else "cover"
+    pickled_mode = pickle.loads(blob).mode
+    assert pickled_mode != tok.mode
+    assert _in_fork(lambda: (lambda c: (c.model is tok.model, c.mode))(pickle.loads(blob))) == \
+        str((True, pickled_mode))
