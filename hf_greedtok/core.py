@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .decoders import MetaspaceDecoder
+from .errors import InvalidSpec
 from .formats import greedtok_json
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
@@ -42,6 +43,10 @@ class Tokenizer:
         mode: default encoder, "cover" (GreedTok Algorithm 4, what the trainer optimised)
             or "optimal" (fewest tokens for the same vocabulary).
         training_info: what the trainer recorded (objective, k, options), saved with the file.
+        cache_words: frequent words of the training text (the trainer keeps up to 16,384),
+            saved with the file; loading a file (or unpickling, as ``datasets.map`` workers do)
+            encodes them into the native word cache, so a fresh process's first batch costs
+            what a warm one's does.
 
     Raises:
         ValueError: unknown mode, or pre-tokenizer and model disagree on the singletons.
@@ -51,7 +56,7 @@ class Tokenizer:
 
     def __init__(self, model: GreedTokModel, pre_tokenizer: PreTokenizer, *,
                  normalizer: Optional[UnicodeNormalizer] = None, mode: Mode = "cover",
-                 training_info: Optional[dict] = None) -> None:
+                 training_info: Optional[dict] = None, cache_words: Sequence[str] = ()) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
         pre_tokenizer = check_pre_tokenizer(pre_tokenizer, "Tokenizer")
@@ -64,6 +69,7 @@ class Tokenizer:
         self.normalizer = normalizer
         self.mode: Mode = mode
         self.training_info = dict(training_info or {})
+        self.cache_words: tuple[str, ...] = tuple(cache_words)
         self._special_split = special_token_regex(model.special_tokens)
         # the native batch path: split and encode without the GIL (byte-level patterns we ship)
         self._native_pattern = pre_tokenizer.native_pattern \
@@ -259,10 +265,13 @@ class Tokenizer:
 
     def to_dict(self) -> dict:
         """The sections of ``greedtok.json`` (:mod:`hf_greedtok.formats.greedtok_json`):
-        "normalizer", "pre_tokenizer", "model", "mode" and "training"."""
-        return {"normalizer": self.normalizer.form if self.normalizer else None,
-                "pre_tokenizer": self.pre_tokenizer.to_dict(), "model": self.model.to_dict(),
-                "mode": self.mode, "training": self.training_info}
+        "normalizer", "pre_tokenizer", "model", "mode", "training" and, if any, "cache_words"."""
+        sections = {"normalizer": self.normalizer.form if self.normalizer else None,
+                    "pre_tokenizer": self.pre_tokenizer.to_dict(), "model": self.model.to_dict(),
+                    "mode": self.mode, "training": self.training_info}
+        if self.cache_words:        # optional: files without it (and readers before 0.2) stay valid
+            sections["cache_words"] = list(self.cache_words)
+        return sections
 
     @classmethod
     def from_dict(cls, sections: dict) -> "Tokenizer":
@@ -368,9 +377,17 @@ def _remember_pickled(text: str, tok: Tokenizer) -> None:
 
 
 def _from_sections(cls: type[Tokenizer], sections: dict, model: GreedTokModel) -> Tokenizer:
-    return cls(model, pre_tokenizer_from_dict(sections["pre_tokenizer"]),
-               normalizer=normalizer_from_name(sections.get("normalizer")),
-               mode=sections.get("mode", "cover"), training_info=sections.get("training"))
+    words = sections.get("cache_words", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise InvalidSpec("cache_words must be a list of strings")
+    tok = cls(model, pre_tokenizer_from_dict(sections["pre_tokenizer"]),
+              normalizer=normalizer_from_name(sections.get("normalizer")),
+              mode=sections.get("mode", "cover"), training_info=sections.get("training"), cache_words=words)
+    if words and tok._native_pattern >= 0:
+        # each word is its own text: the native split gives it back whole, and its ids land in
+        # the cache that single-threaded batches use (slot 0)
+        model.encode_texts(words, tok._native_pattern, tok.mode)
+    return tok
 
 
 def _unpickle_tokenizer(text: str) -> Tokenizer:

@@ -17,7 +17,7 @@ import numpy as np
 from ._progress import note, progress_bar
 from ._trainer import GreedTokCore
 from .core import Tokenizer
-from .defaults import DEFAULT_MAX_TOKEN_LENGTH
+from .defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH
 from .models import GreedTokModel, pack_units
 from .normalizers import UnicodeNormalizer, check_normalizer
 from .pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
@@ -97,6 +97,7 @@ class GreedTokTrainer:
             {u for u in map(self._candidate_units, candidates) if len(u) >= 2})
         self.show_progress = show_progress
         self._core: Optional[GreedTokCore] = None
+        self._cache_words: list[str] = []
         self._alphabet: list[str] = []
         self._corpus_info: dict = {}
         self._setup_seconds = self._train_seconds = 0.0
@@ -187,6 +188,7 @@ class GreedTokTrainer:
             if by_chars:
                 alphabet.update(units)
         counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(word_counts))
+        self._cache_words = most_frequent(list(word_counts), counts, CACHE_WORDS)
         if singletons > INT64_MAX:
             raise CorpusError(source, None, _too_large(word_counts, singletons))
         if self.pre_tokenizer.unit_kind != "bytes":
@@ -283,7 +285,8 @@ class GreedTokTrainer:
         if not self.relaxed:
             info["objective_tokens"] = int(core.objective)
             info["tokens_per_word"] = core.objective / max(1, self._corpus_info["words"])
-        return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info)
+        return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info,
+                         cache_words=self._cache_words)
 
     @property
     def timings(self) -> dict:
@@ -325,3 +328,20 @@ def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:
     return (f"counts too large: the corpus has {singletons} singletons (sum of count x length), above "
             f"2**63-1 = {INT64_MAX}, the bound of the trainer's 64-bit scores and gains; the largest "
             f"count is {count} (word {word!r}). Scale the counts down (divide them) or train on a sample")
+
+
+def most_frequent(words: Sequence[str], counts: np.ndarray, n: int) -> list[str]:
+    """Up to ``n`` of ``words`` (with ``counts``, int64[len(words)]), the most frequent first
+    kept: every word counted more often than the n-th largest count, sorted; none of the words
+    tied at that count, so the result does not depend on the order of ``words``.
+
+    Example:
+        >>> most_frequent(["a", "b", "c", "d"], np.array([5, 2, 2, 9]), 3)
+        ['a', 'd']
+    """
+    if n <= 0:
+        return []
+    if len(words) <= n:
+        return sorted(words)
+    kth = np.partition(counts, len(counts) - n)[len(counts) - n]
+    return sorted(words[i] for i in np.flatnonzero(counts > kth).tolist())

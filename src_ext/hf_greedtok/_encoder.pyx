@@ -336,6 +336,20 @@ cdef class RankedEncoder:
     def __reduce__(self):
         return (RankedEncoder, self._args)
 
+    def cached_words(self, str mode="cover", int slot=0):
+        """How many words the word cache of batch slot ``slot`` (0: single-threaded
+        :meth:`encode_texts` calls) holds for ``mode``; 0 while the slot is in use.
+
+        Raises:
+            ValueError: unknown mode or slot.
+        """
+        if mode not in _MODES:
+            raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+        if not 0 <= slot < MAX_SLOTS:
+            raise ValueError(f"slot must be in 0..{MAX_SLOTS - 1}, got {slot}")
+        cdef _Worker wk = self._slot_workers[slot]
+        return 0 if wk is None else wk.used[<int>_MODES[mode]]
+
     @property
     def n_tokens(self):
         """Number of ranked (multi-singleton) tokens."""

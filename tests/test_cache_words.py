@@ -1,0 +1,85 @@
+"""The word cache of a loaded tokenizer starts warm (issue 14 item 5).
+
+The trainer saves the training text's most frequent words with the file ("cache_words"); loading
+the file, or unpickling it as every ``datasets.map`` worker does, encodes them into the native
+word cache, so the first batch of a fresh process finds its common words there.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+import random
+
+import numpy as np
+import pytest
+from corpora import corpus
+
+from hf_greedtok import GreedTokFileError, GreedTokTrainer, Tokenizer
+from hf_greedtok.defaults import CACHE_WORDS
+from hf_greedtok.trainers import most_frequent
+
+
+@pytest.fixture(scope="module")
+def table() -> dict[str, int]:
+    """The first 30,000 rows of the Wikipedia word-count table."""
+    rows = corpus("en_wiki2012_wordcounts.tsv").read_text(encoding="utf-8").splitlines()[:30_000]
+    return {w: int(c) for w, c in (r.split("\t") for r in rows)}
+
+
+def test_most_frequent_keeps_the_words_counted_more_than_the_nth(table):
+    words, counts = list(table), np.array(list(table.values()), dtype=np.int64)
+    got = most_frequent(words, counts, 1000)
+    nth = sorted(table.values(), reverse=True)[999]
+    assert got == sorted(w for w, c in table.items() if c > nth)
+    assert 900 < len(got) <= 1000
+
+
+def test_most_frequent_does_not_depend_on_the_order_of_the_words(table):
+    items = list(table.items())
+    random.Random(7).shuffle(items)
+    shuffled = most_frequent([w for w, _ in items], np.array([c for _, c in items]), 1000)
+    assert shuffled == most_frequent(list(table), np.array(list(table.values())), 1000)
+    assert most_frequent(["a", "b"], np.array([1, 2]), 0) == []
+
+
+@pytest.fixture(scope="module")
+def trained(table) -> Tokenizer:
+    return GreedTokTrainer(500, show_progress=False).train_from_counts(
+        {" " + w: c for w, c in table.items()})
+
+
+def test_the_trainer_keeps_the_most_frequent_training_words(trained, table):
+    assert len(trained.cache_words) <= CACHE_WORDS
+    assert " the" in trained.cache_words and trained.cache_words == tuple(sorted(trained.cache_words))
+    least_kept = min(table[w[1:]] for w in trained.cache_words)
+    assert all(c < least_kept for w, c in table.items() if " " + w not in trained.cache_words)
+
+
+def test_a_loaded_tokenizer_has_them_in_its_cache(trained, tmp_path):
+    trained.save(tmp_path)
+    loaded = Tokenizer.load(tmp_path)
+    assert loaded.cache_words == trained.cache_words
+    encoder = loaded.model.encoder
+    warm = encoder.cached_words(loaded.mode)
+    assert warm > 0.9 * len(trained.cache_words)
+    loaded.encode_batch_flat(list(trained.cache_words))       # all hits: nothing new is cached
+    assert encoder.cached_words(loaded.mode) == warm
+    some = list(trained.cache_words[:200])
+    assert loaded.encode_batch_flat(some)[0].tolist() == trained.encode_batch_flat(some)[0].tolist()
+
+
+def test_an_unpickled_tokenizer_has_them_in_its_cache(trained):
+    copy = pickle.loads(pickle.dumps(trained))
+    assert copy.cache_words == trained.cache_words
+    assert copy.model.encoder.cached_words(copy.mode) > 0.9 * len(trained.cache_words)
+
+
+def test_files_without_cache_words_load_and_bad_ones_are_refused(trained, tmp_path):
+    data = json.loads(trained.to_json())
+    del data["cache_words"]
+    bare = Tokenizer.from_json(json.dumps(data))
+    assert bare.cache_words == () and bare.model.encoder.cached_words() == 0
+    assert "cache_words" not in json.loads(bare.to_json())
+    data["cache_words"] = "the"
+    with pytest.raises(GreedTokFileError, match="cache_words must be a list of strings"):
+        Tokenizer.from_json(json.dumps(data))
