@@ -184,6 +184,11 @@ class GreedTokModel:
         """The ids of the 256 byte singletons (byte level) or byte fallback tokens, in byte order."""
         return list(self._ids["bytes"])
 
+    def token_byte_lengths(self) -> np.ndarray:
+        """int64[vocab_size]: how many bytes of text each id spells (a token's UTF-8 bytes, or
+        its bytes at byte level; a byte-fallback token 1; unused ids 0)."""
+        return np.fromiter(map(len, self._id_to_bytes), dtype=np.int64, count=len(self._id_to_bytes))
+
     # ------------------------------------------------------------------ saved form
 
     def to_dict(self) -> dict:

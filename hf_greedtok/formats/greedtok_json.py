@@ -21,6 +21,8 @@ Format (version 1), one JSON object::
       },
       "mode": "cover" | "optimal",        # default encoder
       "training": {...},                  # trainer options and results, informative only
+      "cache_words": [" the", ...],       # optional: frequent training words, encoded into the
+                                          # word cache on load (not checksummed: a speed hint)
       "sha256": "..."                     # of the canonical JSON of "model"
     }
 

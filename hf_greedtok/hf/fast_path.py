@@ -1,16 +1,16 @@
 """The native batch path of GreedTokTokenizerFast: ``tok(texts)`` without the backend.
 
 The common calls (one text or a batch, special tokens, truncation of single sequences, padding,
-attention mask, ``return_tensors``) are encoded by :meth:`hf_greedtok.Tokenizer.encode_batch_flat`
+attention mask, byte-level offsets, ``return_tensors``) are encoded by :meth:`hf_greedtok.Tokenizer.encode_batch_flat`
 (split and encoded without the GIL, on every core) and assembled here in numpy: the post-
 processor's special tokens around each text, truncation to ``max_length``, padding. The result
 equals the backend's ``BatchEncoding`` key for key and value for value (tested over a matrix of
 options on English, Hindi, Chinese and code), and its ``encodings`` (``word_ids()``,
 ``tokens()``, ``char_to_token()``, ...) are computed by the backend when first asked for.
 
-:func:`fast_plan` says which calls qualify; the others (text pairs, pre-split words, offsets,
-overflow, stride, a tokenizer whose added tokens the native matcher cannot reproduce) take the
-backend path unchanged.
+:func:`fast_plan` says which calls qualify; the others (text pairs, pre-split words,
+overflow, stride, offsets of Metaspace or normalized text, a tokenizer whose added tokens the
+native matcher cannot reproduce) take the backend path unchanged.
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from tokenizers import Encoding
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
+
+from ..normalizers import replace_surrogates
 
 _SINGLE_TRUNCATIONS = (TruncationStrategy.DO_NOT_TRUNCATE, TruncationStrategy.LONGEST_FIRST,
                        TruncationStrategy.ONLY_FIRST)
@@ -86,6 +88,7 @@ class FastPlan:
     return_token_type_ids: bool
     return_attention_mask: bool
     return_special_tokens_mask: bool
+    return_offsets_mapping: bool
     return_length: bool
     allow_special: bool
 
@@ -98,10 +101,12 @@ def fast_plan(tokenizer, text, text_pair, add_special_tokens: bool, padding_stra
               return_offsets_mapping: bool, return_length: bool, verbose: bool,
               split_special_tokens: Optional[bool], kwargs: dict) -> Optional[FastPlan]:
     """The plan of a ``GreedTokTokenizerFast._encode_plus`` call on the native path, or None when
-    the call needs the backend (pairs, pre-split words, offsets, overflow, stride, other
-    truncation strategies, unknown keyword arguments, inputs that are not str)."""
-    if text_pair is not None or is_split_into_words or return_offsets_mapping or return_overflowing_tokens \
-            or stride or kwargs:
+    the call needs the backend (pairs, pre-split words, overflow, stride, other truncation
+    strategies, unknown keyword arguments, inputs that are not str; offsets unless
+    ``tokenizer.native_offsets()``)."""
+    if text_pair is not None or is_split_into_words or return_overflowing_tokens or stride or kwargs:
+        return None
+    if return_offsets_mapping and not tokenizer.native_offsets():
         return None
     if truncation_strategy not in _SINGLE_TRUNCATIONS or padding_strategy not in _PAD_STRATEGIES:
         return None
@@ -122,8 +127,8 @@ def fast_plan(tokenizer, text, text_pair, add_special_tokens: bool, padding_stra
         truncation_side=tokenizer.truncation_side, return_tensors=return_tensors,
         return_token_type_ids=("token_type_ids" in names) if return_token_type_ids is None else return_token_type_ids,
         return_attention_mask=("attention_mask" in names) if return_attention_mask is None else return_attention_mask,
-        return_special_tokens_mask=return_special_tokens_mask, return_length=return_length,
-        allow_special=not (tokenizer.split_special_tokens if split_special_tokens is None else split_special_tokens))
+        return_special_tokens_mask=return_special_tokens_mask, return_offsets_mapping=return_offsets_mapping,
+        return_length=return_length, allow_special=not (tokenizer.split_special_tokens if split_special_tokens is None else split_special_tokens))
 
 
 def native_threads() -> int:
@@ -134,8 +139,32 @@ def native_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def char_spans(texts: Sequence[str], ids: np.ndarray, offsets: np.ndarray, token_bytes: np.ndarray) -> np.ndarray:
+    """int64[T, 2]: each token's (start, end) in characters of its text, as tokenizers reports
+    offsets (a byte token inside a multi-byte character spans that character).
+
+    Only for tokens that spell their text byte for byte (byte level, no normalizer): token t of
+    text k covers the next ``token_bytes[ids[t]]`` UTF-8 bytes of text k (lone surrogates
+    count as the U+FFFD the encoder saw).
+    """
+    lengths = token_bytes[ids]
+    ends = np.cumsum(lengths)                   # byte ends in the joined texts
+    data = np.frombuffer(replace_surrogates("".join(texts)).encode("utf-8"), dtype=np.uint8)
+    # character index of every byte of the joined texts, and where each text starts
+    char_of = np.cumsum((data & 0xC0) != 0x80) - 1
+    text_chars = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=text_chars[1:])
+    base = np.repeat(text_chars[:-1], np.diff(offsets))
+    spans = np.empty((len(ids), 2), dtype=np.int64)
+    if len(ids):
+        spans[:, 0] = char_of[ends - lengths] - base
+        spans[:, 1] = char_of[ends - 1] + 1 - base
+    return spans
+
+
 def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: SingleTemplate,
-             pad_id: Optional[int], pad_type_id: int) -> dict[str, Union[list, np.ndarray]]:
+             pad_id: Optional[int], pad_type_id: int,
+             spans: Optional[np.ndarray] = None) -> dict[str, Union[list, np.ndarray]]:
     """The BatchEncoding data of ``plan`` from the texts' content ids (``ids`` int32[T],
     ``offsets`` int64[B + 1]): template, truncation, padding; lists of lists of int, or int64
     arrays [B, L] when numpy tensors were asked for and every row has the same length.
@@ -143,6 +172,8 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Sin
     Truncation and padding follow tokenizers: the content is cut to ``max_length`` minus the
     template's tokens (from the ``truncation_side``), then rows are padded to the longest (or to
     ``max_length``), rounded up to ``pad_to_multiple_of``; rows already longer stay as they are.
+    ``spans`` (:func:`char_spans`) gives the offsets when the plan asks for them; special and
+    pad tokens get (0, 0).
     """
     tpl = template if plan.add_special_tokens else _NO_TEMPLATE
     lengths = np.diff(offsets)
@@ -157,13 +188,13 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Sin
         if m and width % m:
             width += m - width % m
     if width is not None and plan.return_tensors == "np" and int(totals.max()) <= width:
-        return _assemble_matrix(plan, ids, offsets, kept, tpl, width, pad_id, pad_type_id)
-    return _assemble_lists(plan, ids, offsets, kept, tpl, width, pad_id, pad_type_id)
+        return _assemble_matrix(plan, ids, offsets, kept, tpl, width, pad_id, pad_type_id, spans)
+    return _assemble_lists(plan, ids, offsets, kept, tpl, width, pad_id, pad_type_id, spans)
 
 
 def _assemble_lists(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: np.ndarray,
                     tpl: SingleTemplate, width: Optional[int], pad_id: Optional[int],
-                    pad_type_id: int) -> dict[str, list]:
+                    pad_type_id: int, spans: Optional[np.ndarray]) -> dict[str, list]:
     # One comprehension per key over precomputed bounds: a Python call per row would cost
     # more than encoding the row.
     flat = ids.tolist()
@@ -196,6 +227,10 @@ def _assemble_lists(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: 
     if plan.return_special_tokens_mask:
         head, tail = [1] * len(prefix), [1] * len(suffix)
         out["special_tokens_mask"] = padded([head + [0] * (b - a) + tail for a, b in bounds], 1)
+    if plan.return_offsets_mapping:
+        pairs = list(map(tuple, spans.tolist()))
+        head, tail = [(0, 0)] * len(prefix), [(0, 0)] * len(suffix)
+        out["offset_mapping"] = padded([head + pairs[a:b] + tail for a, b in bounds], (0, 0))
     if plan.return_length:
         out["length"] = [n + p for n, p in zip(sizes, pads)]
     return out
@@ -203,7 +238,7 @@ def _assemble_lists(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: 
 
 def _assemble_matrix(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: np.ndarray,
                      tpl: SingleTemplate, width: int, pad_id: Optional[int],
-                     pad_type_id: int) -> dict[str, np.ndarray]:
+                     pad_type_id: int, spans: Optional[np.ndarray]) -> dict[str, np.ndarray]:
     """:func:`_assemble_lists` as int64 matrices [B, width], built without a Python loop."""
     n_rows = len(kept)
     totals = kept + tpl.n_special
@@ -244,6 +279,9 @@ def _assemble_matrix(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept:
         out["attention_mask"] = real.astype(np.int64)
     if plan.return_special_tokens_mask:
         out["special_tokens_mask"] = (~content).astype(np.int64)
+    if plan.return_offsets_mapping:
+        out["offset_mapping"] = np.zeros((n_rows, width, 2), dtype=np.int64)
+        out["offset_mapping"][rows, cols] = spans[source]
     if plan.return_length:
         out["length"] = np.full(n_rows, width, dtype=np.int64)
     return out

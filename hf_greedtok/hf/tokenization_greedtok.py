@@ -27,15 +27,15 @@ from hf_greedtok.core import Tokenizer
 from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.formats.greedtok_json import FILE_NAME, verify_file_folder
 from hf_greedtok.formats.manifest import write_save_manifest
-from hf_greedtok.hf.fast_path import LazyEncodingsBatch, SingleTemplate, assemble, fast_plan, native_threads, \
-    single_template
+from hf_greedtok.hf.fast_path import LazyEncodingsBatch, SingleTemplate, assemble, char_spans, fast_plan, \
+    native_threads, single_template
 from hf_greedtok.hf.folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
 from hf_greedtok.hf.pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
                                      folder_json, refresh_decoder, standard_json)
 from hf_greedtok.indic.lookup import MorphLookup
 from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
-from hf_greedtok.pre_tokenizers import Metaspace, PreTokenizer
+from hf_greedtok.pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
 from hf_greedtok.trainers import GreedTokTrainer
 from hf_greedtok.word_counts import count_words
@@ -237,7 +237,9 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             template = self._single_template()
         ids, offsets = self.greedtok.encode_batch_flat(plan.texts, mode=self.mode, allow_special=plan.allow_special,
                                                        num_threads=native_threads(), added_tokens=added)
-        data = assemble(plan, ids, offsets, template, self.pad_token_id, self.pad_token_type_id)
+        spans = char_spans(plan.texts, ids, offsets, self._token_byte_lengths(added)) \
+            if plan.return_offsets_mapping else None
+        data = assemble(plan, ids, offsets, template, self.pad_token_id, self.pad_token_type_id, spans)
         if verbose and max_length is None:
             rows = data["input_ids"]
             longest = rows.shape[1] if isinstance(rows, np.ndarray) else max(map(len, rows))
@@ -260,6 +262,26 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 return None
             added[t.content] = i
         return added
+
+    def native_offsets(self) -> bool:
+        """Whether the native path computes ``return_offsets_mapping`` itself: byte-level
+        tokens of text that no normalizer changed spell the input byte for byte."""
+        g = self.greedtok
+        return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None
+
+    def _token_byte_lengths(self, added: dict[str, int]) -> np.ndarray:
+        """Bytes of text each id spells (int64[max id + 1]), tokens added after training included."""
+        key = frozenset(added.items())
+        cached = self.__dict__.get("_byte_lengths_cache")
+        if cached is None or cached[0] != key:
+            lengths = self.greedtok.model.token_byte_lengths()
+            top = max([len(lengths) - 1, *added.values()])
+            lengths = np.concatenate([lengths, np.zeros(top + 1 - len(lengths), dtype=np.int64)])
+            for content, i in added.items():
+                lengths[i] = len(content.encode("utf-8"))
+            cached = (key, lengths)
+            self.__dict__["_byte_lengths_cache"] = cached
+        return cached[1]
 
     def _single_template(self) -> SingleTemplate:
         """The special tokens the post-processor adds around one text (cached by its state)."""
