@@ -13,9 +13,10 @@ one warm-up pass, for three calls:
 
 first on one thread (``TOKENIZERS_PARALLELISM=false`` for the Rust backends and for our native
 path), then with both settled on every core. ``Dataset.map(lambda b: tok(b["text"]),
-batched=True)`` runs with ``num_proc`` 1 and 2 (cache off); its CPU is this process's plus its
-reaped workers' (goals: 2 processes >= 1.7x one, CPU summed over workers within 10% of one
-process). Machine load is printed before and after.
+batched=True)`` runs over the whole corpus with ``num_proc`` 1 and 2 (cache off), each run with a
+tokenizer that has encoded nothing yet; its CPU is this process's plus its reaped workers'
+(goals: 2 processes >= 1.7x one, CPU summed over workers within 10% of one process, a
+worker's first batch no dearer than a warm process's). Machine load is printed before and after.
 
     python benchmarks/bench_hf.py                   # en_python_docs.txt and en_brown.txt
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import resource
 import statistics
 import sys
@@ -81,15 +83,27 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def map_run(tok, lines: list[str], num_proc: int) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``Dataset.map`` over ``lines``."""
+def map_run(tok, lines: list[str], num_proc: int) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of one ``Dataset.map`` over ``lines``, and the CPU seconds of the
+    tokenizer call on each worker's first batch (the slowest if several) and of the median
+    batch overall."""
     import datasets
     datasets.disable_progress_bars()
     ds = datasets.Dataset.from_dict({"text": lines})
-    cpu, started = cpu_seconds(), time.perf_counter()
-    ds.map(lambda b: tok(b["text"]), batched=True, num_proc=num_proc if num_proc > 1 else None,
-           load_from_cache_file=False, remove_columns=["text"])
-    return time.perf_counter() - started, cpu_seconds() - cpu
+    with tempfile.TemporaryDirectory() as log_dir:
+        def tokenize(batch):
+            started = time.process_time()
+            out = tok(batch["text"])
+            with open(os.path.join(log_dir, str(os.getpid())), "a") as log:
+                log.write(f"{time.process_time() - started}\n")
+            return out
+        cpu, started = cpu_seconds(), time.perf_counter()
+        ds.map(tokenize, batched=True, num_proc=num_proc if num_proc > 1 else None,
+               load_from_cache_file=False, remove_columns=["text"])
+        wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+        per_worker = [[float(x) for x in Path(log_dir, f).read_text().split()] for f in os.listdir(log_dir)]
+    first = max(w[0] for w in per_worker)
+    return wall, cpu, first, statistics.median(t for w in per_worker for t in w)
 
 
 def set_threads(parallel: bool) -> None:
@@ -135,15 +149,24 @@ def bench(name: str, args) -> None:
         sys.stdout.flush()
 
     set_threads(False)      # as datasets does in its worker processes
-    print("\n| Dataset.map(tok, batched=True) | num_proc=1 wall s / CPU s | num_proc=2 wall s / CPU s "
-          "| speed-up | CPU 2 procs / 1 proc |")
-    print("|---|---|---|---|---|")
-    for label in ("HF BPE", "GreedTokTokenizerFast cover", "exported optimal tokenizer.json"):
-        tok = contenders[label]
-        one = min((map_run(tok, lines, 1) for _ in range(args.map_repeat)), key=lambda r: r[0])
-        two = min((map_run(tok, lines, 2) for _ in range(args.map_repeat)), key=lambda r: r[0])
+    map_lines = read_lines(path, args.map_mb)
+    map_mb = sum(len(line.encode("utf-8")) for line in map_lines) / 1e6
+    # a tokenizer that has encoded nothing, as after from_pretrained: its workers start cold
+    # (unpickled in this process: rebuilt from its files, empty caches)
+    fresh = {label: (lambda blob=pickle.dumps(contenders[label]): pickle.loads(blob))
+             for label in ("HF BPE", "GreedTokTokenizerFast cover")}
+    print(f"\nDataset.map(tok, batched=True) over {map_mb:.2f} MB ({len(map_lines):,} lines, batches of 1000), "
+          f"fastest of {args.map_repeat}; a fresh tokenizer per run. First batch: CPU of the tokenizer call "
+          "on a worker's first batch (the slowest worker) / on the median batch.\n")
+    print("| tokenizer | num_proc=1 wall s / CPU s | num_proc=2 wall s / CPU s | speed-up | CPU 2 procs / 1 proc "
+          "| first batch / median batch, 1 proc | same, 2 procs |")
+    print("|---|---|---|---|---|---|---|")
+    for label, make in fresh.items():
+        one = min((map_run(make(), map_lines, 1) for _ in range(args.map_repeat)), key=lambda r: r[0])
+        two = min((map_run(make(), map_lines, 2) for _ in range(args.map_repeat)), key=lambda r: r[0])
         print(f"| {label} | {one[0]:.2f} / {one[1]:.2f} | {two[0]:.2f} / {two[1]:.2f} | {one[0] / two[0]:.2f}x "
-              f"| {two[1] / one[1]:.2f} |")
+              f"| {two[1] / one[1]:.2f} | {one[2] * 1e3:.1f} / {one[3] * 1e3:.1f} ms "
+              f"| {two[2] * 1e3:.1f} / {two[3] * 1e3:.1f} ms |")
     sys.stdout.flush()
 
 
@@ -156,6 +179,7 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=1000)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--map-repeat", type=int, default=3, help="Dataset.map runs per setting (fastest kept)")
+    p.add_argument("--map-mb", type=float, default=100.0, help="MB of the corpus for Dataset.map (default: all)")
     args = p.parse_args()
     print(f"machine: {machine()}; load average before: {os.getloadavg()}")
     for name in args.corpora:

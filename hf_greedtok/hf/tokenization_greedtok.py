@@ -146,12 +146,12 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         GreedTokFileError: the ranked token file is missing, truncated or corrupted.
 
     Speed: calls on one text or a batch of texts (special tokens, truncation, padding,
-    attention and special-tokens masks, lengths, any ``return_tensors``) are encoded natively
-    without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and padded in numpy
-    (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its ``encodings``
-    (``word_ids()``, ``tokens()``) are made by the backend on first use. Pairs, pre-split words,
-    offsets, overflow and stride go through the backend. ``native_batch_path = False`` sends
-    every call through the backend.
+    attention and special-tokens masks, lengths, byte-level offsets, any ``return_tensors``) are
+    encoded natively without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and
+    padded in numpy (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its
+    ``encodings`` (``word_ids()``, ``tokens()``) are made by the backend on first use. Pairs,
+    pre-split words, overflow, stride and offsets of Metaspace or normalized text go through the
+    backend. ``native_batch_path = False`` sends every call through the backend.
 
     Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
     does). One instance may be shared by threads: backend calls are serialized by a lock, which
