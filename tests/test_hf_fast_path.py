@@ -251,3 +251,14 @@ def test_threads_share_one_tokenizer(tok, texts):
         t.join(timeout=120)
     assert not errors and len(results) == 9
     assert all(np.array_equal(r, want) for r in results)
+
+
+def test_a_post_processor_that_does_more_than_wrap_the_text_takes_the_backend(byte_level):
+    from tokenizers import processors
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, bos_token="<s>")
+    tok.backend_tokenizer.post_processor = processors.TemplateProcessing(
+        single="$A <s> $A", pair="$A $B", special_tokens=[("<s>", tok.bos_token_id)])
+    out = tok(["one two", "three"])
+    assert not isinstance(out, LazyEncodingsBatch)
+    once = byte_level.encode("one two")
+    assert out["input_ids"][0] == once + [tok.bos_token_id] + once

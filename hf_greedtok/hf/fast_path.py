@@ -51,13 +51,10 @@ _NO_TEMPLATE = SingleTemplate()
 _PROBE = HFTokenizer(models.WordLevel({"a": 0}, unk_token="a"))
 
 
-def single_template(post_processor) -> SingleTemplate:
+def single_template(post_processor) -> Optional[SingleTemplate]:
     """The special tokens ``post_processor`` (any ``tokenizers`` post-processor, or None) adds
-    around a single sequence, read from its output on a one-token probe.
-
-    Raises:
-        ValueError: the post-processor changes the content it wraps (no fast path for it).
-    """
+    around a single sequence, read from its output on a one-token probe; None when it does more
+    than wrap the sequence (then only the backend can apply it)."""
     if post_processor is None:
         return _NO_TEMPLATE
     probe = _PROBE.encode("a", add_special_tokens=False)
@@ -65,7 +62,7 @@ def single_template(post_processor) -> SingleTemplate:
     seq = out.sequence_ids
     inside = [k for k, s in enumerate(seq) if s is not None]
     if len(inside) != 1:
-        raise ValueError(f"post-processor {post_processor} does not keep the sequence as one block")
+        return None
     k = inside[0]
     ids, types = out.ids, out.type_ids
     return SingleTemplate(tuple(ids[:k]), tuple(ids[k + 1:]), tuple(types[:k]), tuple(types[k + 1:]), types[k])

@@ -223,8 +223,9 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         backend_call = functools.partial(super()._encode_plus, text, text_pair, **args, **kwargs)
         plan = fast_plan(self, text, text_pair, kwargs=kwargs, **args) if self.native_batch_path else None
         added = self._native_added_tokens() if plan is not None else None
-        if plan is None or added is None or (plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE
-                                             and plan.max_length < self._single_template().n_special):
+        template = self._single_template() if added is not None else None
+        if template is None or (plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE
+                                and plan.max_length < template.n_special):
             return backend_call()
         with backend_lock(self._tokenizer):
             # the backend is left configured as the backend path leaves it
@@ -234,7 +235,6 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                                             padding_side=padding_side)
             if self._tokenizer.encode_special_tokens != (not plan.allow_special):
                 self._tokenizer.encode_special_tokens = not plan.allow_special
-            template = self._single_template()
         ids, offsets = self.greedtok.encode_batch_flat(plan.texts, mode=self.mode, allow_special=plan.allow_special,
                                                        num_threads=native_threads(), added_tokens=added)
         spans = char_spans(plan.texts, ids, offsets, self._token_byte_lengths(added)) \
@@ -283,8 +283,9 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             self.__dict__["_byte_lengths_cache"] = cached
         return cached[1]
 
-    def _single_template(self) -> SingleTemplate:
-        """The special tokens the post-processor adds around one text (cached by its state)."""
+    def _single_template(self) -> Optional[SingleTemplate]:
+        """The special tokens the post-processor adds around one text (cached by its state), or
+        None when the post-processor does more than add them (the backend path applies it)."""
         pp = self._tokenizer.post_processor
         key = pp.__getstate__() if pp is not None else None
         cached = self.__dict__.get("_template_cache")
