@@ -112,11 +112,11 @@ def _register(trigger: str) -> None:
 
     Runs right after ``trigger`` (transformers, or our transformers module) is imported. Our
     modules that import transformers at their top are half-built when that import fires the
-    hook; then the hook on the module itself (or ``hf.auto``'s own end) registers instead.
+    hook; then the hook on the last of them to finish (or ``hf.auto``'s own end) registers instead.
     Failures become a warning: they must not break ``import transformers`` for the user.
     """
-    if trigger == "transformers" and any(importing(f"{__name__}.hf.{m}") for m in ("tokenization_greedtok", "auto")):
-        return
+    if any(importing(f"{__name__}.hf.{m}") for m in _IMPORTS_TRANSFORMERS if f"{__name__}.hf.{m}" != trigger):
+        return      # the last of our modules to finish importing registers
     try:
         importlib.import_module(f"{__name__}.hf.auto")
     except Exception as e:       # noqa: BLE001 - reported, not raised: see above
@@ -125,6 +125,8 @@ def _register(trigger: str) -> None:
 
 
 _check_compiled()
-for _trigger in ("transformers", f"{__name__}.hf.tokenization_greedtok"):
+# our modules that import transformers at their top (each registers when it is done importing)
+_IMPORTS_TRANSFORMERS = ("fast_path", "tokenization_greedtok", "auto")
+for _trigger in ("transformers", f"{__name__}.hf.fast_path", f"{__name__}.hf.tokenization_greedtok"):
     register_post_import_hook(lambda _module, _trigger=_trigger: _register(_trigger), _trigger)
 del _trigger

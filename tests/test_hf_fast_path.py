@@ -262,3 +262,13 @@ def test_a_post_processor_that_does_more_than_wrap_the_text_takes_the_backend(by
     assert not isinstance(out, LazyEncodingsBatch)
     once = byte_level.encode("one two")
     assert out["input_ids"][0] == once + [tok.bos_token_id] + once
+
+
+def test_offsets_under_a_post_processor_that_may_trim_them_come_from_the_backend(byte_level):
+    from tokenizers import processors
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level)
+    tok.backend_tokenizer.post_processor = processors.ByteLevel(trim_offsets=True)
+    assert not tok.native_offsets()
+    out = tok(["  two  spaces", "x"], return_offsets_mapping=True)
+    assert not isinstance(out, LazyEncodingsBatch)
+    assert isinstance(tok(["  two  spaces", "x"]), LazyEncodingsBatch)       # ids: still native

@@ -119,10 +119,11 @@ def greedtok_folder(tmp_path_factory) -> Path:
     "from hf_greedtok.tokenization_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
     "from hf_greedtok.hf.tokenization_greedtok import GreedTokTokenizerFast\nfrom transformers import AutoTokenizer",
     "from hf_greedtok.hf.auto import GreedTokConfig\nfrom transformers import AutoTokenizer",
+    "import hf_greedtok.hf.fast_path\nfrom transformers import AutoTokenizer",
     # libraries ask whether transformers is installed without importing it; the hook must wait
     "import importlib.util, hf_greedtok\nimportlib.util.find_spec('transformers')\nfrom transformers import AutoTokenizer",
 ], ids=["package-first", "transformers-first", "bare-transformers-first", "lazy-name", "old-module", "module",
-        "auto-module",
+        "auto-module", "fast-path-module",
         "found-before-imported"])
 def test_auto_tokenizer_finds_greedtok_in_any_import_order(greedtok_folder, tmp_path, order):
     code = order + """
@@ -133,6 +134,7 @@ print(type(tok).__name__, tok("The cynic")["input_ids"] == tok.greedtok.encode("
 """
     result = run_python(code, tmp_path, str(greedtok_folder))
     assert result.returncode == 0, result.stderr
+    assert "could not register" not in result.stderr
     assert result.stdout.split() == ["GreedTokTokenizerFast", "True"]
     assert json.loads((greedtok_folder / "tokenizer_config.json").read_text())["auto_map"] == {
         "AutoTokenizer": [None, "tokenization_greedtok.GreedTokTokenizerFast"]}

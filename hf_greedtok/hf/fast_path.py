@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 from tokenizers import Encoding
 from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models
+from tokenizers import models, pre_tokenizers
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
 from ..normalizers import replace_surrogates
@@ -47,8 +47,9 @@ class SingleTemplate:
 
 
 _NO_TEMPLATE = SingleTemplate()
-# A one-token sequence to run a post-processor on: its output shows where the content goes.
-_PROBE = HFTokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+# A two-token sequence to run a post-processor on: its output shows where the content goes.
+_PROBE = HFTokenizer(models.WordLevel({"a": 0, "b": 1}, unk_token="a"))
+_PROBE.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
 
 
 def single_template(post_processor) -> Optional[SingleTemplate]:
@@ -57,15 +58,16 @@ def single_template(post_processor) -> Optional[SingleTemplate]:
     than wrap the sequence (then only the backend can apply it)."""
     if post_processor is None:
         return _NO_TEMPLATE
-    probe = _PROBE.encode("a", add_special_tokens=False)
+    probe = _PROBE.encode("a b", add_special_tokens=False)
     out: Encoding = post_processor.process(probe, None, True)
-    seq = out.sequence_ids
-    inside = [k for k, s in enumerate(seq) if s is not None]
-    if len(inside) != 1:
-        return None
-    k = inside[0]
+    # the content is what the special-tokens mask leaves: it must be the probe, once, whole
+    inside = [k for k, m in enumerate(out.special_tokens_mask) if m == 0]
     ids, types = out.ids, out.type_ids
-    return SingleTemplate(tuple(ids[:k]), tuple(ids[k + 1:]), tuple(types[:k]), tuple(types[k + 1:]), types[k])
+    if len(inside) != 2 or inside[1] != inside[0] + 1 or ids[inside[0]:inside[1] + 1] != [0, 1] \
+            or types[inside[0]] != types[inside[1]]:
+        return None
+    a, b = inside[0], inside[1] + 1
+    return SingleTemplate(tuple(ids[:a]), tuple(ids[b:]), tuple(types[:a]), tuple(types[b:]), types[a])
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import processors
 from transformers import PreTrainedTokenizerFast
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
@@ -265,9 +266,13 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
 
     def native_offsets(self) -> bool:
         """Whether the native path computes ``return_offsets_mapping`` itself: byte-level
-        tokens of text that no normalizer changed spell the input byte for byte."""
+        tokens of text that no normalizer changed spell the input byte for byte, and the
+        post-processor (none, or a template) leaves offsets alone (RoBERTa's or ByteLevel's
+        may trim them)."""
         g = self.greedtok
-        return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None
+        pp = self._tokenizer.post_processor
+        return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None and \
+            (pp is None or isinstance(pp, processors.TemplateProcessing))
 
     def _token_byte_lengths(self, added: dict[str, int]) -> np.ndarray:
         """Bytes of text each id spells (int64[max id + 1]), tokens added after training included."""
