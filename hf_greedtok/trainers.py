@@ -15,6 +15,7 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._progress import note, progress_bar
+from ._threads import available_cores
 from ._trainer import GreedTokCore
 from .core import Tokenizer
 from .defaults import DEFAULT_MAX_TOKEN_LENGTH
@@ -50,6 +51,9 @@ class GreedTokTrainer:
             ends on a unit boundary), and one with a ``lookup`` trains on morphological segments.
         normalizer: optional :class:`UnicodeNormalizer` or its name ("NFC", ...).
         show_progress: progress bars for counting and training.
+        num_threads: threads for the trainer's setup (candidates, occurrence lists, initial
+            scores); None (default) uses every core this process may run on. The result is the
+            same for every thread count.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
     singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
@@ -57,8 +61,8 @@ class GreedTokTrainer:
 
     Raises:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
-            shorter than 2 singletons, a pinned token listed twice, or an empty, whitespace-only
-            or repeated special token.
+            shorter than 2 singletons, a pinned token listed twice, num_threads < 1, or an
+            empty, whitespace-only or repeated special token.
         TypeError: a pre-tokenizer or normalizer of another library, e.g.
             ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
             :class:`UnicodeNormalizer`).
@@ -72,7 +76,7 @@ class GreedTokTrainer:
                  pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
-                 show_progress: bool = True) -> None:
+                 show_progress: bool = True, num_threads: Optional[int] = None) -> None:
         if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
             raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
                              f"got {vocab_size!r}")
@@ -80,6 +84,9 @@ class GreedTokTrainer:
             raise ValueError(f"max_token_length must be >= 2 singletons, got {max_token_length}")
         if min_frequency < 1:
             raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
+        if num_threads is not None and num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1 (or None for every core), got {num_threads}")
+        self.num_threads = available_cores() if num_threads is None else int(num_threads)
         self.vocab_size = int(vocab_size)
         self.max_token_length = int(max_token_length)
         self.min_frequency = int(min_frequency)
@@ -208,7 +215,7 @@ class GreedTokTrainer:
         started = time.perf_counter()
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
-                                  self.candidates is not None, self.relaxed)
+                                  self.candidates is not None, self.relaxed, self.num_threads)
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
