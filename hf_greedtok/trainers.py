@@ -8,6 +8,8 @@ Example:
 """
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 import time
 from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
@@ -174,31 +176,23 @@ class GreedTokTrainer:
         """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
-        words: list[Token] = []
-        alphabet: set[str] = set()
-        singletons = 0
-        word_units = self.pre_tokenizer.word_units
-        by_chars = self.pre_tokenizer.unit_kind != "bytes"
+        words_in = list(word_counts)
+        values = list(word_counts.values())
         short = always_short(self.pre_tokenizer)
-        for word, c in word_counts.items():
-            if not isinstance(c, (int, np.integer)) or c < 1:
-                raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
-            if c > INT64_MAX:
-                raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
-                                                "count the trainer can hold")
-            if len(word) > short:
-                check_word_length(word, self.pre_tokenizer, source, None)
-            units = word_units(word)
-            words.append(units)
-            singletons += int(c) * len(units)
-            if by_chars:
-                alphabet.update(units)
-        counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(word_counts))
+        # One pass of C-level checks over the whole table; only a table that fails one of
+        # them (or holds numpy integers) takes the word-by-word checks, which name the word.
+        if not (set(map(type, values)) <= {int} and min(values) >= 1 and max(values) <= INT64_MAX
+                and max(map(len, words_in)) <= short):
+            _check_counts_and_lengths(word_counts, self.pre_tokenizer, source)
+            values = list(map(int, values))
+        words: list[Token] = list(map(self.pre_tokenizer.word_units, words_in))
+        counts = np.array(values, dtype=np.int64)
+        singletons = sum(map(operator.mul, values, map(len, words)))
         if singletons > INT64_MAX:
             raise CorpusError(source, None, _too_large(word_counts, singletons))
+        alphabet: set[str] = set()
         if self.pre_tokenizer.unit_kind != "bytes":
-            for t in self.pinned:
-                alphabet.update(t)
+            alphabet.update(itertools.chain.from_iterable(words), itertools.chain.from_iterable(self.pinned))
         self._alphabet = sorted(alphabet)
         if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
             pack = pack_units
@@ -325,6 +319,20 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+def _check_counts_and_lengths(word_counts: Mapping[str, int], pre_tokenizer: PreTokenizer, source: str) -> None:
+    """Raise CorpusError for the first word (in table order) whose count is not an integer in
+    1..2**63-1 or that has more singletons than the trainer supports."""
+    short = always_short(pre_tokenizer)
+    for word, c in word_counts.items():
+        if not isinstance(c, (int, np.integer)) or c < 1:
+            raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
+        if c > INT64_MAX:
+            raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
+                                            "count the trainer can hold")
+        if len(word) > short:
+            check_word_length(word, pre_tokenizer, source, None)
 
 
 def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:

@@ -15,19 +15,35 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_greedtok import GreedTokTrainer
+from hf_greedtok import _trainer
 from hf_greedtok._trainer import GreedTokCore
 
 THREADS = (1, 2, 3, 5)
 
 
+@pytest.fixture(params=["large-steps-parallel", "every-step-parallel"])
+def parallel_steps(request):
+    """By default only steps whose token has thousands of occurrences are covered and rescored
+    on several threads; the second run sends every step through that path."""
+    if request.param == "large-steps-parallel":
+        yield
+        return
+    old = _trainer._set_parallel_min_occurrences(1)
+    try:
+        yield
+    finally:
+        _trainer._set_parallel_min_occurrences(old)
+
+
 def state(core: GreedTokCore, k: int) -> tuple:
     """Everything observable of a core: sizes, scores in candidate-id order (``scores()``
-    walks the ids), then after k steps the ranking, gains, objective and live scores."""
+    walks the ids), then after k steps the ranking, gains, objective, live scores and how
+    many scores rose (the same sequence of heap pushes)."""
     before = (core.n_candidates, core.n_occurrences, core.initial_objective, list(core.scores().items()))
     core.step(k)
     units, offsets = core.ranked_units()
     return before + (units.tolist(), offsets.tolist(), core.gains_array().tolist(), core.objective,
-                     core.exhausted, core.score_mismatches, list(core.scores().items()))
+                     core.exhausted, core.score_mismatches, core.score_rises, list(core.scores().items()))
 
 
 @pytest.mark.parametrize("table, n, options", [
@@ -36,7 +52,7 @@ def state(core: GreedTokCore, k: int) -> tuple:
     ("hi_news_wordcounts.tsv", 8_000, {"max_len": 6, "min_frequency": 40}),
     ("zh_jieba_wordcounts.tsv", 8_000, {"max_len": 4, "pinned": ["中国人民", "zzqq", "的的的的的的的"]}),
 ], ids=["english", "english-wmc", "hindi-min-frequency", "chinese-pinned"])
-def test_every_thread_count_gives_the_same_training_on_a_real_corpus(table, n, options):
+def test_every_thread_count_gives_the_same_training_on_a_real_corpus(table, n, options, parallel_steps):
     words = dict(head_counts(table, n))
     expected = state(make_core(words, **options), 400)
     assert expected[5] and expected[6]       # it learned something
@@ -44,7 +60,7 @@ def test_every_thread_count_gives_the_same_training_on_a_real_corpus(table, n, o
         assert state(make_core(words, num_threads=threads, **options), 400) == expected, threads
 
 
-def test_every_thread_count_gives_the_same_training_with_a_candidate_list():
+def test_every_thread_count_gives_the_same_training_with_a_candidate_list(parallel_steps):
     words = dict(head_counts("en_wiki2012_wordcounts.tsv", 10_000))
     candidates = sorted({w[:3] for w in words if len(w) >= 3}) + sorted(w for w in words if len(w) > 12)[:40]
     expected = state(make_core(words, max_len=5, candidates=candidates), 300)
@@ -67,6 +83,14 @@ def test_trainer_threads_give_identical_tokenizers():
        candidates=st.none() | st.lists(st.text("abcde", min_size=2, max_size=5), max_size=12))
 def test_every_thread_count_gives_the_same_training_on_random_tables(words, max_len, relaxed, min_frequency,
                                                                     pinned, candidates):
+    old = _trainer._set_parallel_min_occurrences(1)       # every step on several threads too
+    try:
+        check_random_table(words, max_len, relaxed, min_frequency, pinned, candidates)
+    finally:
+        _trainer._set_parallel_min_occurrences(old)
+
+
+def check_random_table(words, max_len, relaxed, min_frequency, pinned, candidates):
     options = dict(max_len=max_len, relaxed=relaxed, min_frequency=min_frequency, pinned=pinned,
                    candidates=candidates)
     expected = state(make_core(words, **options), 30)

@@ -83,7 +83,14 @@ cdef enum:
     FLAG_ALLOWED = 2
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
+# A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
+cdef int64_t PARALLEL_MIN_OCCURRENCES = 4096
 BUILD_PHASES = ("plan", "walk", "candidates", "word_lists", "candidate_lists", "scores", "heap")
+
+
+cdef struct ScoreDelta:           # a score change buffered by a task of _apply_parallel
+    int64_t delta
+    int32_t cand
 
 
 cdef packed struct HeapEntry:     # 12 bytes: one per candidate with a positive score
@@ -247,14 +254,20 @@ cdef class GreedTokCore:
     cdef readonly int64_t score_mismatches
     cdef readonly bint relaxed
     cdef readonly int num_threads
-    cdef vector[uint8_t] old_cov
-    cdef vector[int32_t] pref_old
-    cdef vector[int32_t] pref_new
+    cdef int n_tasks                     # threads of the setup and of _apply_parallel
+    cdef int64_t longest                 # singletons of the longest word
+    # _apply's buffers, one per task (index 0 also for the one-thread path)
+    cdef vector[vector[uint8_t]] a_old_cov
+    cdef vector[vector[int32_t]] a_pref_old
+    cdef vector[vector[int32_t]] a_pref_new
+    cdef vector[vector[ScoreDelta]] a_deltas
+    cdef vector[int64_t] a_gain
+    cdef vector[int64_t] a_bounds        # task t covers cm_pos[a_bounds[t]:a_bounds[t + 1]]
+    cdef int32_t a_tau
     cdef double build_clock[8]
 
     # Build-only state (freed when _build returns). Pass 1 splits the substrings by the
     # partition of their first singleton; everything else by ranges of words or candidates.
-    cdef int b_parts                     # partitions of pass 1 (= tasks of every parallel phase)
     cdef int64_t b_max_walk, b_create_limit, b_min_freq, b_n_pinned, b_n_special
     cdef bint b_restrict
     cdef int64_t b_max_len
@@ -339,12 +352,12 @@ cdef class GreedTokCore:
         self.b_min_freq = min_frequency
         self.b_restrict = restrict
         # one partition per thread, at most 255 (b_pos_part is a byte)
-        self.b_parts = min(num_threads, 255)
+        self.n_tasks = min(num_threads, 255)
         # expected nodes of each partition's trie; it grows as needed
-        self.b_trie_objs = [HashTrie(max(1024, units.shape[0] // (2 * self.b_parts))) for _ in range(self.b_parts)]
+        self.b_trie_objs = [HashTrie(max(1024, units.shape[0] // (2 * self.n_tasks))) for _ in range(self.n_tasks)]
         for trie in self.b_trie_objs:
             self.b_tries.push_back(<PyObject*>trie)
-        if self.b_parts > 1:
+        if self.n_tasks > 1:
             self.b_slots = HashTrie(1024)
         try:
             with nogil:
@@ -368,9 +381,9 @@ cdef class GreedTokCore:
 
     cdef int _run_tasks(self, hfg_task_fn fn) except -1 nogil:
         """fn(self, t) for every task t, on b_parts threads (inline when there is one)."""
-        if self.b_parts == 1:
+        if self.n_tasks == 1:
             return fn(<void*>self, 0)
-        return hfg_run_tasks(self.b_parts, fn, <void*>self)
+        return hfg_run_tasks(self.n_tasks, fn, <void*>self)
 
     cdef int _build(self) except -1 nogil:
         cdef int64_t q, w, c
@@ -382,7 +395,7 @@ cdef class GreedTokCore:
         self._merge_nodes()
         self.build_clock[3] = _now()
         # word ranges of about equal numbers of steps
-        _balanced_bounds(self.b_step_off.data(), self.n_words, self.b_parts, self.b_word_bounds)
+        _balanced_bounds(self.b_step_off.data(), self.n_words, self.n_tasks, self.b_word_bounds)
         self.wm_off.assign(self.n_words + 1, 0)
         self.word_of_pos.resize(self.word_off[self.n_words])
         self._run_tasks(_task_count_words)
@@ -397,7 +410,7 @@ cdef class GreedTokCore:
         # candidate ranges of about equal numbers of occurrences
         cdef vector[int64_t] cm_off64
         cm_off64.assign(self.cm_off.begin(), self.cm_off.end())
-        _balanced_bounds(cm_off64.data(), self.n_candidates, self.b_parts, self.b_cand_bounds)
+        _balanced_bounds(cm_off64.data(), self.n_candidates, self.n_tasks, self.b_cand_bounds)
         cm_off64.clear()
         cm_off64.shrink_to_fit()
         self.cm_pos.resize(self.n_occurrences)
@@ -425,9 +438,8 @@ cdef class GreedTokCore:
             longest = max(longest, n)
             self.initial_objective += self.counts[w] * n
         self.objective = self.initial_objective
-        self.old_cov.resize(longest + 1)
-        self.pref_old.resize(longest + 2)
-        self.pref_new.resize(longest + 2)
+        self.longest = longest
+        self._scratch(1)
         self.build_clock[6] = _now()
         self._heapify()
         self.build_clock[7] = _now()
@@ -503,7 +515,7 @@ cdef class GreedTokCore:
         self.b_steps.resize(total)
         self.b_special_node.assign(self.b_n_special, 0)
         self.b_special_part.assign(self.b_n_special, 0)
-        cdef int P = self.b_parts, p, best
+        cdef int P = self.n_tasks, p, best
         self.b_depth.resize(P)
         self.b_flags.resize(P)
         self.b_freq.resize(P)
@@ -569,7 +581,7 @@ cdef class GreedTokCore:
         cdef int64_t q, j, n, w, i, d, off, walk, slot
         cdef int32_t node, child
         cdef const uint32_t* seq
-        cdef bint one_part = self.b_parts == 1
+        cdef bint one_part = self.n_tasks == 1
         # Pinned and allowed tokens are inserted first; beyond create_limit the corpus walk
         # only follows existing nodes, so these are found at any length.
         for q in range(self.b_n_special):
@@ -628,7 +640,7 @@ cdef class GreedTokCore:
         and each partition created its nodes in increasing order of them, so merging the
         partitions by that key gives the single-trie order whatever the partitioning.
         """
-        cdef int P = self.b_parts, t, best
+        cdef int P = self.n_tasks, t, best
         cdef int64_t x, m
         cdef uint8_t fl
         cdef bint keep
@@ -698,7 +710,7 @@ cdef class GreedTokCore:
         cdef int32_t node = self.b_steps[slot]
         if node < 0:
             return -2
-        return self.b_node_cand[self.b_pos_part[pos] if self.b_parts > 1 else 0][node]
+        return self.b_node_cand[self.b_pos_part[pos] if self.n_tasks > 1 else 0][node]
 
     cdef int _count_words(self, int t) except -1 nogil:
         """wm_off[w + 1] = occurrences of candidates in word w, for task t's words."""
@@ -895,8 +907,70 @@ cdef class GreedTokCore:
 
         Returns the decrease of the objective (tokens saved, count-weighted).
         """
-        cdef int64_t L = self.cand_len[tau]
-        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1], r
+        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1]
+        if self.n_tasks > 1 and end - p >= PARALLEL_MIN_OCCURRENCES:
+            return self._apply_parallel(tau, p, end)
+        return self._cover_range(tau, p, end, 0, False)
+
+    cdef int64_t _apply_parallel(self, int32_t tau, int64_t p, int64_t end) except -1 nogil:
+        """_apply over n_tasks threads, each covering and rescoring a range of whole words.
+
+        The words are independent (each reads and writes only its own cov); the score changes
+        are buffered per task and applied afterwards in task order, which is word order: the
+        very sequence of additions and heap pushes of the one-thread _apply.
+        """
+        cdef int T = self.n_tasks, t
+        cdef int64_t q, k, total = 0
+        cdef ScoreDelta* dl
+        cdef HeapEntry entry
+        self._scratch(T)
+        self.a_tau = tau
+        self.a_bounds.resize(T + 1)
+        self.a_bounds[0] = p
+        for t in range(1, T):
+            q = max(p + (end - p) * t // T, self.a_bounds[t - 1])
+            while q < end and q > p and self.word_of_pos[self.cm_pos[q]] == self.word_of_pos[self.cm_pos[q - 1]]:
+                q += 1
+            self.a_bounds[t] = q
+        self.a_bounds[T] = end
+        hfg_run_tasks(T, _task_apply, <void*>self)
+        for t in range(T):
+            total += self.a_gain[t]
+            dl = self.a_deltas[t].data()
+            for k in range(<int64_t>self.a_deltas[t].size()):
+                self.score[dl[k].cand] += dl[k].delta
+                if dl[k].delta > 0:
+                    self.score_rises += 1
+                    entry.score = self.score[dl[k].cand]
+                    entry.cand = dl[k].cand
+                    self._push(entry)
+            self.a_deltas[t].clear()
+        return total
+
+    cdef int _apply_task(self, int t) except -1 nogil:
+        self.a_gain[t] = self._cover_range(self.a_tau, self.a_bounds[t], self.a_bounds[t + 1], t, True)
+        return 0
+
+    cdef int _scratch(self, int slots) except -1 nogil:
+        """Per-task buffers of _cover_range for tasks 0..slots-1 (words of up to `longest`)."""
+        cdef int t
+        if <int>self.a_old_cov.size() >= slots:
+            return 0
+        self.a_old_cov.resize(slots)
+        self.a_pref_old.resize(slots)
+        self.a_pref_new.resize(slots)
+        self.a_deltas.resize(slots)
+        self.a_gain.resize(slots)
+        for t in range(slots):
+            self.a_old_cov[t].resize(self.longest + 1)
+            self.a_pref_old[t].resize(self.longest + 2)
+            self.a_pref_new[t].resize(self.longest + 2)
+        return 0
+
+    cdef int64_t _cover_range(self, int32_t tau, int64_t p, int64_t end, int slot, bint buffered) except -1 nogil:
+        """_apply for tau's occurrences cm_pos[p:end) (whole words), with task `slot`'s buffers;
+        score changes go to a_deltas[slot] if `buffered`, else straight to the scores and heap."""
+        cdef int64_t L = self.cand_len[tau], r
         cdef int64_t w, off, n, s, e, t, newly, lo, hi, last_end
         cdef int64_t total = 0
         cdef uint8_t* cv
@@ -905,7 +979,7 @@ cdef class GreedTokCore:
             off = self.word_off[w]
             n = self.word_off[w + 1] - off
             cv = self.cov.data() + off
-            memcpy(self.old_cov.data(), cv, n)
+            memcpy(self.a_old_cov[slot].data(), cv, n)
             newly = 0
             lo = n
             hi = -1
@@ -927,39 +1001,52 @@ cdef class GreedTokCore:
             p = r
             if newly:
                 total += self.counts[w] * newly
-                self._rescore_word(w, off, n, lo, hi)
+                self._rescore_word(w, off, n, lo, hi, slot, buffered)
         return total
 
-    cdef int _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi) except -1 nogil:
-        """Add COUNT * (g_new - g_old) to every candidate of w whose windows meet gaps lo..hi."""
+    cdef int _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi,
+                           int slot, bint buffered) except -1 nogil:
+        """Add COUNT * (g_new - g_old) to every candidate of w whose windows meet gaps lo..hi
+        (see _cover_range for `slot` and `buffered`)."""
         cdef const uint8_t* cv_new = self.cov.data() + off
-        cdef const uint8_t* cv_old = self.old_cov.data()
-        _prefix(cv_old, n, self.pref_old.data())
-        _prefix(cv_new, n, self.pref_new.data())
-        cdef int64_t a = self.wm_off[w], b = self.wm_off[w + 1], e, L, delta
+        cdef const uint8_t* cv_old = self.a_old_cov[slot].data()
+        cdef int32_t* pref_old = self.a_pref_old[slot].data()
+        cdef int32_t* pref_new = self.a_pref_new[slot].data()
+        _prefix(cv_old, n, pref_old)
+        _prefix(cv_new, n, pref_new)
+        cdef int64_t a = self.wm_off[w], b = self.wm_off[w + 1], e, k, L, delta
         cdef int32_t cand
         cdef const uint16_t* starts
         cdef HeapEntry entry
+        cdef ScoreDelta change
         while a < b:
             cand = self.wm_cand[a]
             e = a + 1
             while e < b and self.wm_cand[e] == cand:
                 e += 1
-            L = self.cand_len[cand]
             starts = self.wm_start.data() + a
-            # An occurrence reads gaps s-1 .. s+L-1 only; skip groups that cannot see lo..hi.
-            if not self.selected[cand] and starts[e - a - 1] + L - 1 >= lo and <int64_t>starts[0] - 1 <= hi:
+            k = e - a
+            a = e
+            # An occurrence reads gaps s-1 .. s+L-1 only; skip groups that cannot see lo..hi
+            # (the test without L first: it reads no per-candidate array)
+            if <int64_t>starts[0] - 1 > hi:
+                continue
+            L = self.cand_len[cand]
+            if starts[k - 1] + L - 1 >= lo and not self.selected[cand]:
                 delta = self.counts[w] * (
-                    self._gain(cv_new, self.pref_new.data(), n, starts, e - a, L)
-                    - self._gain(cv_old, self.pref_old.data(), n, starts, e - a, L))
-                if delta:
+                    self._gain(cv_new, pref_new, n, starts, k, L)
+                    - self._gain(cv_old, pref_old, n, starts, k, L))
+                if delta and buffered:
+                    change.delta = delta
+                    change.cand = cand
+                    self.a_deltas[slot].push_back(change)
+                elif delta:
                     self.score[cand] += delta
                     if delta > 0:
                         self.score_rises += 1
                         entry.score = self.score[cand]
                         entry.cand = cand
                         self._push(entry)
-            a = e
         return 0
 
     def step(self, int64_t max_steps):
@@ -1072,6 +1159,15 @@ cdef class GreedTokCore:
         return {name: self.build_clock[i + 1] - self.build_clock[i] for i, name in enumerate(BUILD_PHASES)}
 
 
+def _set_parallel_min_occurrences(int64_t n):
+    """Set the smallest occurrence count of a step run on several threads; returns the old
+    value (for tests: 1 runs every step of a multi-thread core through _apply_parallel)."""
+    global PARALLEL_MIN_OCCURRENCES
+    old = PARALLEL_MIN_OCCURRENCES
+    PARALLEL_MIN_OCCURRENCES = max(1, n)
+    return old
+
+
 # Tasks of the parallel phases (hfg_run_tasks calls them with the core as ctx, without the GIL).
 
 cdef int _task_walk(void* ctx, int t) except -1 nogil:
@@ -1092,3 +1188,7 @@ cdef int _task_fill_cands(void* ctx, int t) except -1 nogil:
 
 cdef int _task_score_cands(void* ctx, int t) except -1 nogil:
     return (<GreedTokCore>ctx)._score_cands(t)
+
+
+cdef int _task_apply(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._apply_task(t)
