@@ -23,8 +23,8 @@ THREADS = (1, 2, 3, 5)
 
 @pytest.fixture(params=["large-steps-parallel", "every-step-parallel"])
 def parallel_steps(request):
-    """By default only steps whose token has thousands of occurrences are covered and rescored
-    on several threads; the second run sends every step through that path."""
+    """By default only steps whose token has at least 1024 occurrences are covered and
+    rescored on several threads; the second run sends every step through that path."""
     if request.param == "large-steps-parallel":
         yield
         return
@@ -96,6 +96,14 @@ def check_random_table(words, max_len, relaxed, min_frequency, pinned, candidate
     expected = state(make_core(words, **options), 30)
     for threads in (2, 3):
         assert state(make_core(words, num_threads=threads, **options), 30) == expected
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_a_corpus_without_candidates_builds_on_any_thread_count(threads):
+    # one-singleton words: no substring of 2 or more, an empty heap, nothing to learn
+    core = make_core({"b": 3, "c": 1}, num_threads=threads)
+    assert (core.n_candidates, core.n_occurrences) == (0, 0)
+    assert core.step(5) == 0 and core.exhausted and core.objective == 4
 
 
 def test_num_threads_must_be_positive():

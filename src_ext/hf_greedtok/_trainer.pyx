@@ -84,7 +84,9 @@ cdef enum:
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
 # A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
-cdef int64_t PARALLEL_MIN_OCCURRENCES = 4096
+# Measured on the 106K-word Wikipedia table (k = 5000, max length 16, 2 cores): 200 steps reach
+# 1024 occurrences, and the solve takes 10% less than on one thread (4096: 39 steps, 4% less).
+cdef int64_t PARALLEL_MIN_OCCURRENCES = 1024
 BUILD_PHASES = ("plan", "walk", "candidates", "word_lists", "candidate_lists", "scores", "heap")
 
 
