@@ -9,7 +9,7 @@ import tempfile
 import textwrap
 
 import pytest
-from corpora import head_counts
+from corpora import corpus, head_counts
 from helpers import make_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -148,3 +148,14 @@ def test_memory_error_in_a_setup_thread_reaches_the_caller():
         assert result.returncode == 0, result.stderr[-2000:]
         outcomes[extra_mb] = result.stdout.split()[0]
     assert outcomes == {110: "MemoryError", 2000: "built"}
+
+
+def test_cli_train_writes_the_same_folder_for_every_thread_count(tmp_path):
+    from hf_greedtok.cli import main
+    folders = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"t{threads}"
+        assert main(["train", str(corpus("en_wiki2012_wordcounts.tsv")), "--counts", "--no-prefix-space", "-k", "300",
+                     "--max-token-length", "8", "--num-threads", threads, "-o", str(out), "--quiet"]) == 0
+        folders.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert folders[0] == folders[1]
