@@ -389,10 +389,13 @@ cdef class GreedTokCore:
 
     cdef int _build(self) except -1 nogil:
         cdef int64_t q, w, c
+        cdef int t
         self.build_clock[0] = _now()
         self._plan()
         self.build_clock[1] = _now()
         self._run_tasks(_task_walk)
+        for t in range(self.n_tasks):        # the nodes' arrays and steps say all that is needed now
+            (<HashTrie>self.b_tries[t]).release()
         self.build_clock[2] = _now()
         self._merge_nodes()
         self.build_clock[3] = _now()
@@ -696,9 +699,11 @@ cdef class GreedTokCore:
         for q in range(self.b_n_pinned):
             t = self.b_special_part[q] if P > 1 else 0
             self.pinned_cands.push_back(self.b_node_cand[t][self.b_special_node[q]])
-        for t in range(P):
+        for t in range(P):       # pass 2 needs only node -> candidate
             _free(self.b_occ[t])
             _free(self.b_first[t])
+            _free(self.b_depth[t])
+            _free(self.b_flags[t])
         return 0
 
     cdef inline bint _node_key_less(self, int t, int32_t x, int u, int32_t y) noexcept nogil:
