@@ -3,12 +3,21 @@ of a batch encode in parallel."""
 from __future__ import annotations
 
 import functools
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import numpy as np
 
 MIN_WORDS_PER_THREAD = 2048   # below this, starting threads costs more than it saves
+
+
+def available_cores() -> int:
+    """The number of cores this process may run on (its CPU affinity where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):     # macOS and Windows have no sched_getaffinity
+        return os.cpu_count() or 1
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,6 +8,8 @@ Example:
 """
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 import time
 from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
@@ -15,6 +17,7 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._progress import note, progress_bar
+from ._threads import available_cores
 from ._trainer import GreedTokCore
 from .core import Tokenizer
 from .defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH
@@ -50,6 +53,9 @@ class GreedTokTrainer:
             ends on a unit boundary), and one with a ``lookup`` trains on morphological segments.
         normalizer: optional :class:`UnicodeNormalizer` or its name ("NFC", ...).
         show_progress: progress bars for counting and training.
+        num_threads: threads for the trainer's setup (candidates, occurrence lists, initial
+            scores); None (default) uses every core this process may run on. The result is the
+            same for every thread count.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
     singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
@@ -57,8 +63,8 @@ class GreedTokTrainer:
 
     Raises:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
-            shorter than 2 singletons, a pinned token listed twice, or an empty, whitespace-only
-            or repeated special token.
+            shorter than 2 singletons, a pinned token listed twice, num_threads < 1, or an
+            empty, whitespace-only or repeated special token.
         TypeError: a pre-tokenizer or normalizer of another library, e.g.
             ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
             :class:`UnicodeNormalizer`).
@@ -72,7 +78,7 @@ class GreedTokTrainer:
                  pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
-                 show_progress: bool = True) -> None:
+                 show_progress: bool = True, num_threads: Optional[int] = None) -> None:
         if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
             raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
                              f"got {vocab_size!r}")
@@ -80,6 +86,9 @@ class GreedTokTrainer:
             raise ValueError(f"max_token_length must be >= 2 singletons, got {max_token_length}")
         if min_frequency < 1:
             raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
+        if num_threads is not None and num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1 (or None for every core), got {num_threads}")
+        self.num_threads = available_cores() if num_threads is None else int(num_threads)
         self.vocab_size = int(vocab_size)
         self.max_token_length = int(max_token_length)
         self.min_frequency = int(min_frequency)
@@ -168,32 +177,24 @@ class GreedTokTrainer:
         """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
-        words: list[Token] = []
-        alphabet: set[str] = set()
-        singletons = 0
-        word_units = self.pre_tokenizer.word_units
-        by_chars = self.pre_tokenizer.unit_kind != "bytes"
+        words_in = list(word_counts)
+        values = list(word_counts.values())
         short = always_short(self.pre_tokenizer)
-        for word, c in word_counts.items():
-            if not isinstance(c, (int, np.integer)) or c < 1:
-                raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
-            if c > INT64_MAX:
-                raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
-                                                "count the trainer can hold")
-            if len(word) > short:
-                check_word_length(word, self.pre_tokenizer, source, None)
-            units = word_units(word)
-            words.append(units)
-            singletons += int(c) * len(units)
-            if by_chars:
-                alphabet.update(units)
-        counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(word_counts))
-        self._cache_words = most_frequent(list(word_counts), counts, CACHE_WORDS)
+        # One pass of C-level checks over the whole table; only a table that fails one of
+        # them (or holds numpy integers) takes the word-by-word checks, which name the word.
+        if not (set(map(type, values)) <= {int} and min(values) >= 1 and max(values) <= INT64_MAX
+                and max(map(len, words_in)) <= short):
+            _check_counts_and_lengths(word_counts, self.pre_tokenizer, source)
+            values = list(map(int, values))
+        words: list[Token] = list(map(self.pre_tokenizer.word_units, words_in))
+        counts = np.array(values, dtype=np.int64)
+        singletons = sum(map(operator.mul, values, map(len, words)))
+        self._cache_words = most_frequent(words_in, counts, CACHE_WORDS)
         if singletons > INT64_MAX:
             raise CorpusError(source, None, _too_large(word_counts, singletons))
+        alphabet: set[str] = set()
         if self.pre_tokenizer.unit_kind != "bytes":
-            for t in self.pinned:
-                alphabet.update(t)
+            alphabet.update(itertools.chain.from_iterable(words), itertools.chain.from_iterable(self.pinned))
         self._alphabet = sorted(alphabet)
         if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
             pack = pack_units
@@ -210,7 +211,7 @@ class GreedTokTrainer:
         started = time.perf_counter()
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
-                                  self.candidates is not None, self.relaxed)
+                                  self.candidates is not None, self.relaxed, self.num_threads)
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
@@ -321,6 +322,20 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+def _check_counts_and_lengths(word_counts: Mapping[str, int], pre_tokenizer: PreTokenizer, source: str) -> None:
+    """Raise CorpusError for the first word (in table order) whose count is not an integer in
+    1..2**63-1 or that has more singletons than the trainer supports."""
+    short = always_short(pre_tokenizer)
+    for word, c in word_counts.items():
+        if not isinstance(c, (int, np.integer)) or c < 1:
+            raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
+        if c > INT64_MAX:
+            raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
+                                            "count the trainer can hold")
+        if len(word) > short:
+            check_word_length(word, pre_tokenizer, source, None)
 
 
 def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:

@@ -10,14 +10,15 @@ from hf_greedtok.models import GreedTokModel, pack_units
 
 
 def make_core(words: dict[str, int], *, max_len: int = 16, candidates: Sequence[str] | None = None,
-              pinned: Sequence[str] = (), min_frequency: int = 1, relaxed: bool = False) -> GreedTokCore:
+              pinned: Sequence[str] = (), min_frequency: int = 1, relaxed: bool = False,
+              num_threads: int = 1) -> GreedTokCore:
     """A trainer core (GreedWMC's if ``relaxed``) over character units (code points) of the words."""
     units, offsets = pack_units(list(words))
     counts = np.fromiter(words.values(), dtype=np.int64, count=len(words))
     pu, po = pack_units(list(pinned))
     cu, co = pack_units(list(candidates or []))
     return GreedTokCore(units, offsets, counts, max_len, min_frequency, pu, po, cu, co, candidates is not None,
-                        relaxed)
+                        relaxed, num_threads)
 
 
 def core_ranking(core: GreedTokCore) -> list[str]:

@@ -99,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="default encoder of the saved tokenizer (default %(default)s)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
+    t.add_argument("--num-threads", type=positive_int, default=None,
+                   help="GreedTok trainer threads (default: all cores); the result does not depend on it")
     _add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
     e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")

@@ -116,7 +116,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     trainer = GreedTokTrainer(
         k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
         candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
-        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet)
+        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
     tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
     tok.mode = args.mode
     def write(folder: Path) -> None:

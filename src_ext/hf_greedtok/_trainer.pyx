@@ -24,6 +24,26 @@ and the first valid entry popped is the true argmax. Ties: larger gain, then few
 singletons, then the lexicographically smaller singleton sequence (byte values or code
 points), compared only when two scores are equal.
 
+The argmax is therefore a function of the exact scores alone, whatever the heap's layout or
+the order of its pushes: the setup builds the heap bottom-up (Floyd), not by pushes.
+
+Parallel setup (``num_threads``). Candidates, occurrence lists and initial scores are built
+in phases whose tasks run on their own threads without the GIL (``_parallel.h``), each writing
+only what it owns, so nothing depends on scheduling:
+* pass 1 (the trie walk) is split by the first singleton of a substring: all substrings that
+  start with one singleton form one subtree, so each partition builds its own trie over the
+  positions whose singleton it owns. Candidate ids are then assigned in the order one trie
+  would have created the nodes (by the position and depth where each was first walked), which
+  the partitions' creation orders merge into; ids are the same for every thread count;
+* word-major lists are written per range of words, candidate-major lists and initial scores
+  per range of candidates (integer sums, exact in any grouping).
+A task's error (MemoryError included) is raised in the caller once all tasks have stopped.
+
+Sizes: positions are int32 (at most 2**31 - 1 singletons), occurrence offsets uint32 (at most
+2**32 - 1 occurrences), start positions inside a word uint16. Per candidate: length 2, position
+4, score 8, selected 1, occurrence offset 4 and one 12-byte heap entry = 31 bytes; per
+occurrence: 4 (candidate-major position) + 4 + 2 (word-major candidate and start) = 10 bytes.
+
 GreedWMC (``relaxed=True``). The same machinery runs the greedy (1 - 1/e) algorithm for the
 weighted maximum coverage relaxation of Section 4.2.1 [Hoc96, Section 3.9]: the gain of a token
 is the count-weighted number of still-uncovered gaps inside the union of its occurrences, and
@@ -31,25 +51,98 @@ selecting it covers all of them. Gains then only fall (coverage is submodular), 
 ever rises. The paper's d_inst (Section 5.3) is the GreedTok objective over this one.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy, memset
+from cpython.ref cimport PyObject
+from libc.stdint cimport INT32_MAX, UINT32_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+from libcpp.algorithm cimport sort as cpp_sort
+from libcpp.utility cimport pair
 from libcpp.vector cimport vector
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 cimport cython
 
 from hf_greedtok._hashtrie cimport HashTrie
-from libcpp.algorithm cimport sort as cpp_sort
 
 import numpy as np
+
+cdef extern from "_parallel.h" nogil:
+    ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
+    int hfg_run_tasks(int n, hfg_task_fn fn, void* ctx) except -1
+
+cdef extern from *:
+    """
+    #include <type_traits>
+    template <class V> static inline void hfg_free_vector(typename std::remove_reference<V>::type& v) {
+        typename std::remove_reference<V>::type().swap(v);
+    }
+    """
+    # clear() keeps the capacity; swapping with an empty vector returns the memory
+    void _free "hfg_free_vector"[V](V& v) noexcept nogil
 
 cdef enum:
     FLAG_PINNED = 1
     FLAG_ALLOWED = 2
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
+MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
+# A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
+# Measured on the 106K-word Wikipedia table (k = 5000, max length 16, 2 cores): 200 steps reach
+# 1024 occurrences, and the solve takes 10% less than on one thread (4096: 39 steps, 4% less).
+cdef int64_t PARALLEL_MIN_OCCURRENCES = 1024
+BUILD_PHASES = ("plan", "walk", "candidates", "word_lists", "candidate_lists", "scores", "heap")
 
 
-cdef struct HeapEntry:
+cdef struct ScoreDelta:           # a score change buffered by a task of _apply_parallel
+    int64_t delta
+    int32_t cand
+
+
+cdef packed struct HeapEntry:     # 12 bytes: one per candidate with a positive score
     int64_t score
     int32_t cand
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int64_t _word_steps(int64_t n, int64_t max_walk) noexcept nogil:
+    """Substrings of length 2..max_walk of a word of n singletons (walk steps of pass 1)."""
+    cdef int64_t k = min(n, max_walk)
+    if k < 2:
+        return 0
+    return k * (k - 1) // 2 + (n - k) * (k - 1)
+
+
+cdef int _new_node(vector[uint16_t]* depth, vector[uint8_t]* flags, vector[int64_t]* freq,
+                   vector[int32_t]* occ, vector[int32_t]* first, int64_t d, int32_t where) except -1 nogil:
+    depth.push_back(<uint16_t>d)
+    flags.push_back(0)
+    freq.push_back(0)
+    occ.push_back(0)
+    first.push_back(where)
+    return 0
+
+
+cdef int _balanced_bounds(const int64_t* off, int64_t n, int parts, vector[int64_t]& bounds) except -1 nogil:
+    """bounds[0..parts]: cuts of items 0..n-1 with about equal weight, given the prefix sums
+    off[0..n] of their weights (bounds[t] is the first item whose prefix reaches t/parts)."""
+    bounds.assign(parts + 1, n)
+    bounds[0] = 0
+    cdef int t
+    cdef int64_t lo, hi, mid, target
+    for t in range(1, parts):
+        target = <int64_t>(<double>off[n] * t / parts)
+        lo = bounds[t - 1]
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if off[mid] < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        bounds[t] = lo
+    return 0
 
 
 cdef inline int64_t _group_gain(const uint8_t* cov, const int32_t* pref, int64_t n,
@@ -123,9 +216,15 @@ cdef class GreedTokCore:
             occurrences. Constraints (5)-(8) are dropped, so occurrences may overlap each other
             and earlier tokens; a step covers all of them. ``objective`` is then the initial
             objective minus the covered weight, which is not a token count.
+        num_threads: threads for building the candidates, their occurrence lists and initial
+            scores (>= 1). Candidate ids, scores, the ranking, the gains and the objective are
+            the same for every thread count (see "Parallel setup" in the module docstring).
 
     Raises:
-        ValueError: a word longer than 65535 singletons, a count < 1, bad offsets or limits.
+        ValueError: a word longer than 65535 singletons, a count < 1, bad offsets or limits,
+            2**31 or more singletons (words and pinned tokens together), or 2**32 or more
+            candidate occurrences (use a smaller max_token_length or a larger min_frequency).
+        MemoryError: out of memory while building (in any thread).
     """
 
     cdef vector[uint32_t] units          # corpus units, then pinned tokens' units
@@ -137,12 +236,12 @@ cdef class GreedTokCore:
     cdef readonly int32_t n_candidates
     cdef readonly int64_t n_occurrences
     cdef vector[uint16_t] cand_len
-    cdef vector[int64_t] cand_pos        # position of one instance in `units`
+    cdef vector[int32_t] cand_pos        # position of one instance in `units` (< 2**31)
     cdef vector[int64_t] score
     cdef vector[uint8_t] selected
-    cdef vector[int64_t] cm_off          # candidate -> its occurrences (global positions)
+    cdef vector[uint32_t] cm_off         # candidate -> its occurrences (global positions)
     cdef vector[int32_t] cm_pos
-    cdef vector[int64_t] wm_off          # word -> its occurrences grouped by candidate
+    cdef vector[uint32_t] wm_off         # word -> its occurrences grouped by candidate
     cdef vector[int32_t] wm_cand
     cdef vector[uint16_t] wm_start
     cdef vector[int32_t] pinned_cands
@@ -156,15 +255,50 @@ cdef class GreedTokCore:
     cdef readonly int64_t score_rises
     cdef readonly int64_t score_mismatches
     cdef readonly bint relaxed
-    cdef vector[uint8_t] old_cov
-    cdef vector[int32_t] pref_old
-    cdef vector[int32_t] pref_new
+    cdef readonly int num_threads
+    cdef int n_tasks                     # threads of the setup and of _apply_parallel
+    cdef int64_t longest                 # singletons of the longest word
+    # _apply's buffers, one per task (index 0 also for the one-thread path)
+    cdef vector[vector[uint8_t]] a_old_cov
+    cdef vector[vector[int32_t]] a_pref_old
+    cdef vector[vector[int32_t]] a_pref_new
+    cdef vector[vector[ScoreDelta]] a_deltas
+    cdef vector[int64_t] a_gain
+    cdef vector[int64_t] a_bounds        # task t covers cm_pos[a_bounds[t]:a_bounds[t + 1]]
+    cdef int32_t a_tau
+    cdef double build_clock[8]
+
+    # Build-only state (freed when _build returns). Pass 1 splits the substrings by the
+    # partition of their first singleton; everything else by ranges of words or candidates.
+    cdef int64_t b_max_walk, b_create_limit, b_min_freq, b_n_pinned, b_n_special
+    cdef bint b_restrict
+    cdef int64_t b_max_len
+    cdef vector[int64_t] b_pin_off       # pinned tokens, offsets into self.units
+    cdef vector[uint32_t] b_allow_units
+    cdef vector[int64_t] b_allow_off
+    cdef vector[int64_t] b_step_off      # word -> first slot of its substring steps
+    cdef vector[int32_t] b_steps         # trie node (partition-local) of each step, -1 = walk ended
+    cdef vector[uint8_t] b_pos_part      # corpus position -> partition (empty if one partition)
+    cdef vector[uint8_t] b_special_part  # pinned, then allowed token -> partition
+    cdef vector[int32_t] b_special_node  # pinned, then allowed token -> its node
+    cdef vector[PyObject*] b_tries       # one HashTrie per partition (owned by b_trie_objs)
+    cdef list b_trie_objs
+    cdef HashTrie b_slots                # first singleton -> slot of _plan (only with partitions)
+    cdef vector[vector[uint16_t]] b_depth
+    cdef vector[vector[uint8_t]] b_flags
+    cdef vector[vector[int64_t]] b_freq
+    cdef vector[vector[int32_t]] b_occ
+    cdef vector[vector[int32_t]] b_first    # where the node was first walked (see _merge_nodes)
+    cdef vector[vector[int32_t]] b_node_cand
+    cdef vector[int64_t] b_word_bounds   # task t owns words b_word_bounds[t] .. [t + 1] - 1
+    cdef vector[int64_t] b_cand_bounds   # task t owns candidates b_cand_bounds[t] .. [t + 1] - 1
+    cdef vector[uint32_t] b_cursor
 
     def __init__(self, const uint32_t[::1] units, const int64_t[::1] word_offsets,
                  const int64_t[::1] counts, int max_token_length, int64_t min_frequency,
                  const uint32_t[::1] pinned_units, const int64_t[::1] pinned_offsets,
                  const uint32_t[::1] allowed_units, const int64_t[::1] allowed_offsets,
-                 bint restrict, bint relaxed=False):
+                 bint restrict, bint relaxed=False, int num_threads=1):
         cdef int64_t n_words = counts.shape[0]
         cdef int64_t w, longest = 0, q
         if word_offsets.shape[0] != n_words + 1 or word_offsets[0] != 0 \
@@ -174,6 +308,11 @@ cdef class GreedTokCore:
             raise ValueError(f"max_token_length must be >= 2, got {max_token_length}")
         if min_frequency < 1:
             raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        if units.shape[0] + pinned_units.shape[0] > MAX_POSITIONS:
+            raise ValueError(f"{units.shape[0] + pinned_units.shape[0]} singletons in the words and pinned "
+                             f"tokens; the trainer supports at most {MAX_POSITIONS} (32-bit positions)")
         for w in range(n_words):
             if word_offsets[w + 1] < word_offsets[w]:
                 raise ValueError("word_offsets must be non-decreasing")
@@ -194,239 +333,505 @@ cdef class GreedTokCore:
                 raise ValueError(f"candidate {q} is longer than {MAX_WORD_UNITS} singletons")
         self.n_words = n_words
         self.relaxed = relaxed
-        self.units.reserve(units.shape[0] + pinned_units.shape[0])
-        for q in range(units.shape[0]):
-            self.units.push_back(units[q])
-        for q in range(pinned_units.shape[0]):
-            self.units.push_back(pinned_units[q])
+        self.num_threads = num_threads
+        self.units.resize(units.shape[0] + pinned_units.shape[0])
+        if units.shape[0]:
+            memcpy(self.units.data(), &units[0], units.shape[0] * sizeof(uint32_t))
+        if pinned_units.shape[0]:
+            memcpy(self.units.data() + units.shape[0], &pinned_units[0], pinned_units.shape[0] * sizeof(uint32_t))
         self.word_off.assign(&word_offsets[0], &word_offsets[0] + n_words + 1)
         self.counts.resize(n_words)
-        for w in range(n_words):
-            self.counts[w] = counts[w]
-        cdef vector[int64_t] pin_off
+        if n_words:
+            memcpy(self.counts.data(), &counts[0], n_words * sizeof(int64_t))
         for q in range(pinned_offsets.shape[0]):
-            pin_off.push_back(pinned_offsets[q] + units.shape[0])
-        cdef vector[uint32_t] allow_units
-        cdef vector[int64_t] allow_off
-        for q in range(allowed_units.shape[0]):
-            allow_units.push_back(allowed_units[q])
+            self.b_pin_off.push_back(pinned_offsets[q] + units.shape[0])
+        self.b_allow_units.resize(allowed_units.shape[0])
+        if allowed_units.shape[0]:
+            memcpy(self.b_allow_units.data(), &allowed_units[0], allowed_units.shape[0] * sizeof(uint32_t))
         for q in range(allowed_offsets.shape[0]):
-            allow_off.push_back(allowed_offsets[q])
-        cdef HashTrie trie = HashTrie(max(1024, units.shape[0] // 2))
-        with nogil:
-            self._build(trie, max_token_length, min_frequency, pin_off, allow_units, allow_off, restrict)
+            self.b_allow_off.push_back(allowed_offsets[q])
+        self.b_max_len = max_token_length
+        self.b_min_freq = min_frequency
+        self.b_restrict = restrict
+        # one partition per thread, at most 255 (b_pos_part is a byte)
+        self.n_tasks = min(num_threads, 255)
+        # expected nodes of each partition's trie; it grows as needed
+        self.b_trie_objs = [HashTrie(max(1024, units.shape[0] // (2 * self.n_tasks))) for _ in range(self.n_tasks)]
+        for trie in self.b_trie_objs:
+            self.b_tries.push_back(<PyObject*>trie)
+        if self.n_tasks > 1:
+            self.b_slots = HashTrie(1024)
+        try:
+            with nogil:
+                self._build()
+        finally:
+            self._free_build_state()
+            self.b_trie_objs = None
+            self.b_slots = None
 
     # ------------------------------------------------------------------ building
+    #
+    # The phases, each a task per partition or range (_run_tasks), in this order:
+    #   _plan           steps per word; first singletons -> partitions (balanced by steps)
+    #   _walk_part      pass 1: trie of one partition, node frequencies, the node of every step
+    #   _merge_nodes    candidate ids in the order a single trie would have created them
+    #   _count_words    occurrences per word (word ranges)
+    #   _fill_words     word-major occurrence lists (word ranges)
+    #   _fill_cands     candidate-major occurrence lists (candidate ranges)
+    #   _score_cands    initial scores and representative positions (candidate ranges)
+    #   _heapify        the heap
 
-    cdef int _build(self, HashTrie trie, int max_len, int64_t min_freq,
-                    vector[int64_t]& pin_off, vector[uint32_t]& allow_units,
-                    vector[int64_t]& allow_off, bint restrict) except -1 nogil:
-        cdef vector[uint16_t] node_depth
-        cdef vector[uint8_t] node_flags
-        cdef vector[int64_t] node_freq
-        cdef vector[int32_t] node_occ
-        cdef vector[int32_t] pinned_nodes
-        node_depth.push_back(0)
-        node_flags.push_back(0)
-        node_freq.push_back(0)
-        node_occ.push_back(0)
+    cdef int _run_tasks(self, hfg_task_fn fn) except -1 nogil:
+        """fn(self, t) for every task t, on b_parts threads (inline when there is one)."""
+        if self.n_tasks == 1:
+            return fn(<void*>self, 0)
+        return hfg_run_tasks(self.n_tasks, fn, <void*>self)
 
-        cdef int64_t q, j, w, i, off, n, d, walk, t
-        cdef int32_t node, child
-        cdef int64_t create_limit = 0 if restrict else max_len
-        cdef int64_t max_walk = create_limit
-        cdef int64_t n_pinned = <int64_t>pin_off.size() - 1
-        cdef int64_t n_allowed = <int64_t>allow_off.size() - 1
-        cdef const uint32_t* seq
-
-        # Pinned and allowed tokens are inserted first; beyond create_limit the corpus walk
-        # only follows existing nodes, so these are found at any length.
-        for q in range(n_pinned + n_allowed):
-            if q < n_pinned:
-                seq = self.units.data() + pin_off[q]
-                n = pin_off[q + 1] - pin_off[q]
-            else:
-                seq = allow_units.data() + allow_off[q - n_pinned]
-                n = allow_off[q - n_pinned + 1] - allow_off[q - n_pinned]
-            node = 0
-            for j in range(n):
-                node = trie.child_or_add(node, seq[j])
-                if node == <int32_t>node_depth.size():
-                    node_depth.push_back(j + 1)
-                    node_flags.push_back(0)
-                    node_freq.push_back(0)
-                    node_occ.push_back(0)
-            if q < n_pinned:
-                node_flags[node] |= FLAG_PINNED
-                pinned_nodes.push_back(node)
-            else:
-                node_flags[node] |= FLAG_ALLOWED
-            max_walk = max(max_walk, n)
-
-        # Pass 1: substrings of length 2..max_walk with count-weighted frequencies. The node
-        # of every step is kept (-1 where a walk stopped) so pass 2 need not walk again.
-        cdef vector[int32_t] steps
-        cdef int64_t n_steps = 0
-        for w in range(self.n_words):     # exact size: a doubling vector would overshoot 2x
-            n = self.word_off[w + 1] - self.word_off[w]
-            for i in range(n):
-                n_steps += max(0, min(n - i, max_walk) - 1)
-        steps.reserve(n_steps)
-        for w in range(self.n_words):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            for i in range(n):
-                node = 0
-                walk = min(n - i, max_walk)
-                for d in range(1, walk + 1):
-                    if d <= create_limit:
-                        child = trie.child_or_add(node, self.units[off + i + d - 1])
-                        if child == <int32_t>node_depth.size():
-                            node_depth.push_back(d)
-                            node_flags.push_back(0)
-                            node_freq.push_back(0)
-                            node_occ.push_back(0)
-                    else:
-                        child = trie.child(node, self.units[off + i + d - 1])
-                        if child < 0:
-                            if walk >= 2:   # pass 2 reads from depth 2 on
-                                steps.push_back(-1)
-                            break
-                    node = child
-                    if d >= 2:
-                        steps.push_back(node)
-                        node_freq[node] += self.counts[w]
-                        node_occ[node] += 1
-
-        # The candidate set T.
-        cdef int32_t n_nodes = trie.n_nodes
-        cdef vector[int32_t] node_cand
-        node_cand.assign(n_nodes, -1)
-        cdef int32_t c = 0
-        cdef uint8_t fl
-        cdef bint keep
-        for node in range(1, n_nodes):
-            fl = node_flags[node]
-            if node_depth[node] < 2:
-                keep = False
-            elif fl & FLAG_PINNED:
-                keep = True
-            elif node_freq[node] < min_freq:
-                keep = False
-            else:
-                keep = (fl & FLAG_ALLOWED) != 0 or (not restrict and node_depth[node] <= max_len)
-            if keep:
-                node_cand[node] = c
-                c += 1
-        self.n_candidates = c
-        self.cand_len.resize(c)
-        self.cm_off.assign(c + 1, 0)
-        for node in range(1, n_nodes):
-            if node_cand[node] >= 0:
-                self.cand_len[node_cand[node]] = node_depth[node]
-                self.cm_off[node_cand[node] + 1] = node_occ[node]
-        for c in range(self.n_candidates):
-            self.cm_off[c + 1] += self.cm_off[c]
-        self.n_occurrences = self.cm_off[self.n_candidates]
-        for q in range(n_pinned):
-            self.pinned_cands.push_back(node_cand[pinned_nodes[q]])
-        node_freq.clear()
-        node_freq.shrink_to_fit()
-        node_occ.clear()
-        node_occ.shrink_to_fit()
-
-        # Pass 2: occurrence lists, word-major (grouped by candidate) and candidate-major.
-        cdef int64_t total_units = self.word_off[self.n_words]
-        self.word_of_pos.resize(total_units)
-        self.cov.assign(total_units, 0)
+    cdef int _build(self) except -1 nogil:
+        cdef int64_t q, w, c
+        cdef int t
+        self.build_clock[0] = _now()
+        self._plan()
+        self.build_clock[1] = _now()
+        self._run_tasks(_task_walk)
+        for t in range(self.n_tasks):        # the nodes' arrays and steps say all that is needed now
+            (<HashTrie>self.b_tries[t]).release()
+        self.build_clock[2] = _now()
+        self._merge_nodes()
+        self.build_clock[3] = _now()
+        # word ranges of about equal numbers of steps
+        _balanced_bounds(self.b_step_off.data(), self.n_words, self.n_tasks, self.b_word_bounds)
         self.wm_off.assign(self.n_words + 1, 0)
+        self.word_of_pos.resize(self.word_off[self.n_words])
+        self._run_tasks(_task_count_words)
+        for w in range(self.n_words):
+            self.wm_off[w + 1] += self.wm_off[w]
         self.wm_cand.resize(self.n_occurrences)
         self.wm_start.resize(self.n_occurrences)
+        self._run_tasks(_task_fill_words)
+        # the tries and steps are done with: free them before the next allocations
+        self._free_walk_state()
+        self.build_clock[4] = _now()
+        # candidate ranges of about equal numbers of occurrences
+        cdef vector[int64_t] cm_off64
+        cm_off64.assign(self.cm_off.begin(), self.cm_off.end())
+        _balanced_bounds(cm_off64.data(), self.n_candidates, self.n_tasks, self.b_cand_bounds)
+        cm_off64.clear()
+        cm_off64.shrink_to_fit()
         self.cm_pos.resize(self.n_occurrences)
-        cdef vector[int64_t] cursor
-        cursor.assign(self.cm_off.begin(), self.cm_off.end() - 1)
-        cdef vector[uint64_t] local
-        cdef int64_t k = 0, step = 0
-        cdef int32_t cand
-        for w in range(self.n_words):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            local.clear()
-            for i in range(n):
-                self.word_of_pos[off + i] = <int32_t>w
-                walk = min(n - i, max_walk)
-                for d in range(2, walk + 1):
-                    node = steps[step]
-                    step += 1
-                    if node < 0:
-                        break
-                    if node_cand[node] >= 0:
-                        local.push_back((<uint64_t>node_cand[node] << 16) | <uint64_t>i)
-            cpp_sort(local.begin(), local.end())
-            for t in range(<int64_t>local.size()):
-                cand = <int32_t>(local[t] >> 16)
-                self.wm_cand[k] = cand
-                self.wm_start[k] = <uint16_t>(local[t] & 0xFFFF)
-                k += 1
-                self.cm_pos[cursor[cand]] = <int32_t>(off + (local[t] & 0xFFFF))
-                cursor[cand] += 1
-            self.wm_off[w + 1] = k
-        trie.release()
-        steps.clear()
-        steps.shrink_to_fit()
-        cursor.clear()
-        cursor.shrink_to_fit()
+        self.b_cursor.assign(self.cm_off.begin(), self.cm_off.end() - 1)
+        self._run_tasks(_task_fill_cands)
+        self.b_cursor.clear()
+        self.b_cursor.shrink_to_fit()
+        self.build_clock[5] = _now()
 
-        # Representative positions (pinned tokens' own copy if they never occur), for ties.
-        self.cand_pos.resize(self.n_candidates)
-        for c in range(self.n_candidates):
-            if self.cm_off[c + 1] > self.cm_off[c]:
-                self.cand_pos[c] = self.cm_pos[self.cm_off[c]]
-        for q in range(n_pinned):
-            if self.cm_off[self.pinned_cands[q] + 1] == self.cm_off[self.pinned_cands[q]]:
-                self.cand_pos[self.pinned_cands[q]] = pin_off[q]
-
-        # Initial scores, the heap, and the initial objective sum COUNT(W) * |W|.
+        # Initial scores with every gap uncovered, representative positions (for ties), and
+        # the initial objective sum COUNT(W) * |W|.
+        self.cov.assign(self.word_off[self.n_words], 0)
         self.score.assign(self.n_candidates, 0)
         self.selected.assign(self.n_candidates, 0)
-        cdef int64_t longest = 0
+        self.cand_pos.assign(self.n_candidates, 0)
+        self._run_tasks(_task_score_cands)
+        for q in range(self.b_n_pinned):      # a pinned token that never occurs: its own copy
+            c = self.pinned_cands[q]
+            if self.cm_off[c + 1] == self.cm_off[c]:
+                self.cand_pos[c] = <int32_t>self.b_pin_off[q]
+        cdef int64_t longest = 0, n
         self.initial_objective = 0
         for w in range(self.n_words):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
+            n = self.word_off[w + 1] - self.word_off[w]
             longest = max(longest, n)
             self.initial_objective += self.counts[w] * n
         self.objective = self.initial_objective
-        self.old_cov.resize(longest + 1)
-        self.pref_old.resize(longest + 2)
-        self.pref_new.resize(longest + 2)
+        self.longest = longest
+        self._scratch(1)
+        self.build_clock[6] = _now()
+        self._heapify()
+        self.build_clock[7] = _now()
+        return 0
+
+    cdef void _free_walk_state(self) noexcept nogil:
+        cdef int t
+        for t in range(<int>self.b_tries.size()):
+            (<HashTrie>self.b_tries[t]).release()
+        _free(self.b_steps)
+        _free(self.b_step_off)
+        _free(self.b_pos_part)
+        self.b_depth.clear()
+        self.b_depth.shrink_to_fit()
+        self.b_flags.clear()
+        self.b_flags.shrink_to_fit()
+        self.b_freq.clear()
+        self.b_freq.shrink_to_fit()
+        self.b_occ.clear()
+        self.b_occ.shrink_to_fit()
+        self.b_first.clear()
+        self.b_first.shrink_to_fit()
+        self.b_node_cand.clear()
+        self.b_node_cand.shrink_to_fit()
+
+    cdef void _free_build_state(self) noexcept nogil:
+        self._free_walk_state()
+        self.b_tries.clear()
+        self.b_tries.shrink_to_fit()
+        _free(self.b_cursor)
+        self.b_allow_units.clear()
+        self.b_allow_units.shrink_to_fit()
+        self.b_allow_off.clear()
+        self.b_allow_off.shrink_to_fit()
+        self.b_special_part.clear()
+        self.b_special_part.shrink_to_fit()
+        self.b_special_node.clear()
+        self.b_special_node.shrink_to_fit()
+
+    cdef inline const uint32_t* _special(self, int64_t q, int64_t* n) noexcept nogil:
+        """Singletons of pinned token q (q < n_pinned) or allowed token q - n_pinned."""
+        if q < self.b_n_pinned:
+            n[0] = self.b_pin_off[q + 1] - self.b_pin_off[q]
+            return self.units.data() + self.b_pin_off[q]
+        q -= self.b_n_pinned
+        n[0] = self.b_allow_off[q + 1] - self.b_allow_off[q]
+        return self.b_allow_units.data() + self.b_allow_off[q]
+
+    cdef int _plan(self) except -1 nogil:
+        """Slots of the steps, and the partition of every corpus position and special token.
+
+        A step is one substring of length >= 2 walked in pass 1: position i of a word of n
+        singletons has max(0, min(n - i, max_walk) - 1) of them. The substrings starting at
+        one position share their first singleton, so partitions by first singleton give
+        disjoint subtrees of the one trie; they are balanced by steps (largest first, each to
+        the lightest partition so far).
+        """
+        self.b_n_pinned = <int64_t>self.b_pin_off.size() - 1
+        self.b_n_special = self.b_n_pinned + <int64_t>self.b_allow_off.size() - 1
+        self.b_create_limit = 0 if self.b_restrict else self.b_max_len
+        self.b_max_walk = self.b_create_limit
+        cdef int64_t q, n, w, i, off, total = 0
+        cdef const uint32_t* seq
+        for q in range(self.b_n_special):
+            self._special(q, &n)
+            self.b_max_walk = max(self.b_max_walk, n)
+        self.b_step_off.resize(self.n_words + 1)
+        self.b_step_off[0] = 0
+        for w in range(self.n_words):
+            n = self.word_off[w + 1] - self.word_off[w]
+            total += _word_steps(n, self.b_max_walk)
+            self.b_step_off[w + 1] = total
+        self.b_steps.resize(total)
+        self.b_special_node.assign(self.b_n_special, 0)
+        self.b_special_part.assign(self.b_n_special, 0)
+        cdef int P = self.n_tasks, p, best
+        self.b_depth.resize(P)
+        self.b_flags.resize(P)
+        self.b_freq.resize(P)
+        self.b_occ.resize(P)
+        self.b_first.resize(P)
+        self.b_node_cand.resize(P)
+        if P == 1:
+            return 0
+        # first singleton -> slot (a HashTrie used as a map under the root), steps per slot
+        cdef vector[int64_t] load
+        cdef vector[pair[int64_t, uint32_t]] order
+        cdef int32_t s
         for w in range(self.n_words):
             off = self.word_off[w]
             n = self.word_off[w + 1] - off
-            _prefix(self.cov.data() + off, n, self.pref_new.data())
-            self._score_word(w, off, n, self.pref_new.data())
-        self.heap.reserve(self.n_candidates)
+            for i in range(n):
+                s = self.b_slots.child(0, self.units[off + i])
+                if s < 0:
+                    s = <int32_t>load.size()
+                    self.b_slots.put(0, self.units[off + i], s)
+                    load.push_back(0)
+                    order.push_back(pair[int64_t, uint32_t](0, self.units[off + i]))
+                load[s] += max(0, min(n - i, self.b_max_walk) - 1)
+        for q in range(self.b_n_special):
+            seq = self._special(q, &n)
+            if self.b_slots.child(0, seq[0]) < 0:
+                self.b_slots.put(0, seq[0], <int32_t>load.size())
+                load.push_back(0)
+                order.push_back(pair[int64_t, uint32_t](0, seq[0]))
+        for s in range(<int32_t>load.size()):
+            order[s].first = -load[s]
+        cpp_sort(order.begin(), order.end())      # heaviest first, ties by singleton: deterministic
+        cdef vector[int64_t] part_load
+        part_load.assign(P, 0)
+        cdef vector[uint8_t] slot_part
+        slot_part.resize(load.size())
+        for s in range(<int32_t>order.size()):
+            best = 0
+            for p in range(1, P):
+                if part_load[p] < part_load[best]:
+                    best = p
+            part_load[best] -= order[s].first
+            slot_part[self.b_slots.child(0, order[s].second)] = <uint8_t>best
+        self.b_pos_part.resize(self.word_off[self.n_words])
+        for i in range(self.word_off[self.n_words]):
+            self.b_pos_part[i] = slot_part[self.b_slots.child(0, self.units[i])]
+        for q in range(self.b_n_special):
+            seq = self._special(q, &n)
+            self.b_special_part[q] = slot_part[self.b_slots.child(0, seq[0])]
+        self.b_slots.release()
+        return 0
+
+    cdef int _walk_part(self, HashTrie trie, int t) except -1 nogil:
+        """Pass 1 over partition t: its pinned and allowed tokens, then the substrings of
+        length 2..max_walk starting at its positions, with count-weighted frequencies and the
+        node of every step (-1 where a walk stopped, which only happens beyond create_limit)."""
+        cdef vector[uint16_t]* depth = &self.b_depth[t]
+        cdef vector[uint8_t]* flags = &self.b_flags[t]
+        cdef vector[int64_t]* freq = &self.b_freq[t]
+        cdef vector[int32_t]* occ = &self.b_occ[t]
+        cdef vector[int32_t]* first = &self.b_first[t]
+        _new_node(depth, flags, freq, occ, first, 0, 0)       # the root
+        cdef int64_t q, j, n, w, i, d, off, walk, slot
+        cdef int32_t node, child
+        cdef const uint32_t* seq
+        cdef bint one_part = self.n_tasks == 1
+        # Pinned and allowed tokens are inserted first; beyond create_limit the corpus walk
+        # only follows existing nodes, so these are found at any length.
+        for q in range(self.b_n_special):
+            if not one_part and self.b_special_part[q] != t:
+                continue
+            seq = self._special(q, &n)
+            node = 0
+            for j in range(n):
+                node = trie.child_or_add(node, seq[j])
+                if node == <int32_t>depth.size():
+                    _new_node(depth, flags, freq, occ, first, j + 1, <int32_t>(q - self.b_n_special))
+            if q < self.b_n_pinned:
+                flags[0][node] |= FLAG_PINNED
+            else:
+                flags[0][node] |= FLAG_ALLOWED
+            self.b_special_node[q] = node
+        cdef int32_t* steps = self.b_steps.data()
+        cdef const uint32_t* units = self.units.data()
+        cdef int64_t create_limit = self.b_create_limit, max_walk = self.b_max_walk, cnt
+        for w in range(self.n_words):
+            off = self.word_off[w]
+            n = self.word_off[w + 1] - off
+            slot = self.b_step_off[w]
+            cnt = self.counts[w]
+            for i in range(n):
+                walk = min(n - i, max_walk)
+                if one_part or self.b_pos_part[off + i] == t:
+                    node = 0
+                    for d in range(1, walk + 1):
+                        if d <= create_limit:
+                            child = trie.child_or_add(node, units[off + i + d - 1])
+                            if child == <int32_t>depth.size():
+                                _new_node(depth, flags, freq, occ, first, d, <int32_t>(off + i))
+                        else:
+                            child = trie.child(node, units[off + i + d - 1])
+                            if child < 0:
+                                if walk >= 2:   # pass 2 reads from depth 2 on
+                                    steps[slot + max(d, 2) - 2] = -1
+                                break
+                        node = child
+                        if d >= 2:
+                            steps[slot + d - 2] = node
+                            freq[0][node] += cnt
+                            occ[0][node] += 1
+                if walk >= 2:
+                    slot += walk - 1
+        return 0
+
+    cdef int _merge_nodes(self) except -1 nogil:
+        """The candidate set T and candidate ids.
+
+        Ids follow the order in which one trie over all partitions would have created the
+        nodes: pinned and allowed tokens in their order, then the corpus walk by position and
+        depth. Node (t, x) was first walked at b_first[t][x] (the special token's index minus
+        their number, or the corpus position) and depth b_depth[t][x]; no two nodes share both,
+        and each partition created its nodes in increasing order of them, so merging the
+        partitions by that key gives the single-trie order whatever the partitioning.
+        """
+        cdef int P = self.n_tasks, t, best
+        cdef int64_t x, m
+        cdef uint8_t fl
+        cdef bint keep
+        cdef vector[vector[int32_t]] kept       # per partition, its candidate nodes in order
+        kept.resize(P)
+        for t in range(P):
+            self.b_node_cand[t].assign(self.b_depth[t].size(), -1)
+            for x in range(1, <int64_t>self.b_depth[t].size()):
+                fl = self.b_flags[t][x]
+                if self.b_depth[t][x] < 2:
+                    keep = False
+                elif fl & FLAG_PINNED:
+                    keep = True
+                elif self.b_freq[t][x] < self.b_min_freq:
+                    keep = False
+                else:
+                    keep = (fl & FLAG_ALLOWED) != 0 or (not self.b_restrict and self.b_depth[t][x] <= self.b_max_len)
+                if keep:
+                    kept[t].push_back(<int32_t>x)
+            _free(self.b_freq[t])
+        cdef int64_t total = 0
+        for t in range(P):
+            total += kept[t].size()
+        if total > INT32_MAX:
+            with gil:
+                raise ValueError(f"{total} candidate tokens; the trainer supports at most {INT32_MAX}")
+        self.n_candidates = <int32_t>total
+        self.cand_len.resize(total)
+        self.cm_off.assign(total + 1, 0)
+        cdef vector[int64_t] head
+        head.assign(P, 0)
+        cdef int32_t c, node
+        cdef int64_t occurrences = 0
+        for c in range(self.n_candidates):
+            best = -1
+            for t in range(P):
+                if head[t] < <int64_t>kept[t].size() and (best < 0 or self._node_key_less(
+                        t, kept[t][head[t]], best, kept[best][head[best]])):
+                    best = t
+            node = kept[best][head[best]]
+            head[best] += 1
+            self.b_node_cand[best][node] = c
+            self.cand_len[c] = self.b_depth[best][node]
+            occurrences += self.b_occ[best][node]
+            if occurrences > UINT32_MAX:
+                with gil:
+                    raise ValueError(f"more than {UINT32_MAX} candidate occurrences; use a smaller "
+                                     "max_token_length or a larger min_frequency")
+            self.cm_off[c + 1] = <uint32_t>occurrences
+        self.n_occurrences = occurrences
+        for q in range(self.b_n_pinned):
+            t = self.b_special_part[q] if P > 1 else 0
+            self.pinned_cands.push_back(self.b_node_cand[t][self.b_special_node[q]])
+        for t in range(P):       # pass 2 needs only node -> candidate
+            _free(self.b_occ[t])
+            _free(self.b_first[t])
+            _free(self.b_depth[t])
+            _free(self.b_flags[t])
+        return 0
+
+    cdef inline bint _node_key_less(self, int t, int32_t x, int u, int32_t y) noexcept nogil:
+        if self.b_first[t][x] != self.b_first[u][y]:
+            return self.b_first[t][x] < self.b_first[u][y]
+        return self.b_depth[t][x] < self.b_depth[u][y]
+
+    cdef inline int32_t _step_cand(self, int64_t pos, int64_t slot) noexcept nogil:
+        """Candidate of the step in `slot`, whose walk started at corpus position `pos`:
+        >= 0, -1 (not a candidate) or -2 (the walk stopped here)."""
+        cdef int32_t node = self.b_steps[slot]
+        if node < 0:
+            return -2
+        return self.b_node_cand[self.b_pos_part[pos] if self.n_tasks > 1 else 0][node]
+
+    cdef int _count_words(self, int t) except -1 nogil:
+        """wm_off[w + 1] = occurrences of candidates in word w, for task t's words."""
+        cdef int64_t w, off, n, i, d, walk, slot, k
+        cdef int32_t cand
+        for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
+            off = self.word_off[w]
+            n = self.word_off[w + 1] - off
+            slot = self.b_step_off[w]
+            k = 0
+            for i in range(n):
+                walk = min(n - i, self.b_max_walk)
+                for d in range(2, walk + 1):
+                    cand = self._step_cand(off + i, slot + d - 2)
+                    if cand == -2:
+                        break
+                    if cand >= 0:
+                        k += 1
+                if walk >= 2:
+                    slot += walk - 1
+            self.wm_off[w + 1] = <uint32_t>k
+        return 0
+
+    cdef int _fill_words(self, int t) except -1 nogil:
+        """Word-major occurrences of task t's words: wm_cand/wm_start sorted by (candidate,
+        start) within each word, and word_of_pos."""
+        cdef vector[uint64_t] local
+        cdef int64_t w, off, n, i, d, walk, slot, k, r
+        cdef int32_t cand
+        for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
+            off = self.word_off[w]
+            n = self.word_off[w + 1] - off
+            slot = self.b_step_off[w]
+            local.clear()
+            for i in range(n):
+                self.word_of_pos[off + i] = <int32_t>w
+                walk = min(n - i, self.b_max_walk)
+                for d in range(2, walk + 1):
+                    cand = self._step_cand(off + i, slot + d - 2)
+                    if cand == -2:
+                        break
+                    if cand >= 0:
+                        local.push_back((<uint64_t>cand << 16) | <uint64_t>i)
+                if walk >= 2:
+                    slot += walk - 1
+            cpp_sort(local.begin(), local.end())
+            k = self.wm_off[w]
+            for r in range(<int64_t>local.size()):
+                self.wm_cand[k + r] = <int32_t>(local[r] >> 16)
+                self.wm_start[k + r] = <uint16_t>(local[r] & 0xFFFF)
+        return 0
+
+    cdef int _fill_cands(self, int t) except -1 nogil:
+        """Candidate-major occurrences (global positions, increasing) of task t's candidates,
+        read off the word-major lists, which every task scans in word order."""
+        cdef int64_t lo = self.b_cand_bounds[t], hi = self.b_cand_bounds[t + 1], w, k, end, off
+        cdef int32_t cand
+        if lo == hi:
+            return 0
+        for w in range(self.n_words):
+            off = self.word_off[w]
+            end = self.wm_off[w + 1]
+            for k in range(self.wm_off[w], end):
+                cand = self.wm_cand[k]
+                if lo <= cand < hi:
+                    self.cm_pos[self.b_cursor[cand]] = <int32_t>(off + self.wm_start[k])
+                    self.b_cursor[cand] += 1
+        return 0
+
+    cdef int _score_cands(self, int t) except -1 nogil:
+        """Initial R(T) of task t's candidates, from their occurrence lists (every gap is
+        uncovered, so SCORE counts the occurrences left to right that do not overlap the one
+        counted before, each worth L - 1; GreedWMC counts the gaps of their union)."""
+        cdef int64_t c, p, end, w, s, L, g, last_end, total
+        for c in range(self.b_cand_bounds[t], self.b_cand_bounds[t + 1]):
+            L = self.cand_len[c]
+            p = self.cm_off[c]
+            end = self.cm_off[c + 1]
+            if p < end:
+                self.cand_pos[c] = self.cm_pos[p]
+            total = 0
+            while p < end:
+                w = self.word_of_pos[self.cm_pos[p]]
+                g = 0
+                last_end = -1       # GreedTok: end of the last counted occurrence; WMC: of the union
+                while p < end and self.word_of_pos[self.cm_pos[p]] == w:
+                    s = self.cm_pos[p]
+                    p += 1
+                    if self.relaxed:
+                        if s + L - 1 > last_end:
+                            g += s + L - 1 - max(s, last_end)
+                            last_end = s + L - 1
+                    elif s >= last_end:
+                        g += L - 1
+                        last_end = s + L
+                total += self.counts[w] * g
+            self.score[c] = total
+        return 0
+
+    cdef int _heapify(self) except -1 nogil:
+        """The heap of every candidate with a positive score (Floyd's bottom-up build; the
+        selection never depends on the heap's layout, see the module docstring)."""
         cdef HeapEntry entry
+        cdef int32_t c
+        self.heap.reserve(self.n_candidates)
         for c in range(self.n_candidates):
             if self.score[c] > 0:
                 entry.score = self.score[c]
                 entry.cand = c
-                self._push(entry)
+                self.heap.push_back(entry)
+        cdef int64_t i
+        for i in range(<int64_t>self.heap.size() // 2 - 1, -1, -1):
+            self._sift_down(i)
         return 0
-
-    cdef void _score_word(self, int64_t w, int64_t off, int64_t n, const int32_t* pref) noexcept nogil:
-        """Initial pass: add COUNT * g for each candidate of word w (state = self.cov)."""
-        cdef int64_t a = self.wm_off[w], b = self.wm_off[w + 1], e
-        cdef int32_t cand
-        cdef const uint8_t* cv = self.cov.data() + off
-        while a < b:
-            cand = self.wm_cand[a]
-            e = a + 1
-            while e < b and self.wm_cand[e] == cand:
-                e += 1
-            self.score[cand] += self.counts[w] * self._gain(
-                cv, pref, n, self.wm_start.data() + a, e - a, self.cand_len[cand])
-            a = e
 
     cdef inline int64_t _gain(self, const uint8_t* cov, const int32_t* pref, int64_t n,
                               const uint16_t* starts, int64_t k, int64_t L) noexcept nogil:
@@ -461,11 +866,8 @@ cdef class GreedTokCore:
             i = parent
         return 0
 
-    cdef void _pop(self) noexcept nogil:
-        cdef int64_t n = <int64_t>self.heap.size() - 1
-        self.heap[0] = self.heap[n]
-        self.heap.pop_back()
-        cdef int64_t i = 0, l, r, best
+    cdef void _sift_down(self, int64_t i) noexcept nogil:
+        cdef int64_t n = <int64_t>self.heap.size(), l, r, best
         while True:
             l = 2 * i + 1
             r = l + 1
@@ -478,6 +880,11 @@ cdef class GreedTokCore:
                 break
             self.heap[i], self.heap[best] = self.heap[best], self.heap[i]
             i = best
+
+    cdef void _pop(self) noexcept nogil:
+        self.heap[0] = self.heap[self.heap.size() - 1]
+        self.heap.pop_back()
+        self._sift_down(0)
 
     cdef int32_t _pop_best(self) except -2 nogil:
         """The live argmax (see module docstring), or -1 when no score is positive."""
@@ -507,8 +914,70 @@ cdef class GreedTokCore:
 
         Returns the decrease of the objective (tokens saved, count-weighted).
         """
-        cdef int64_t L = self.cand_len[tau]
-        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1], r
+        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1]
+        if self.n_tasks > 1 and end - p >= PARALLEL_MIN_OCCURRENCES:
+            return self._apply_parallel(tau, p, end)
+        return self._cover_range(tau, p, end, 0, False)
+
+    cdef int64_t _apply_parallel(self, int32_t tau, int64_t p, int64_t end) except -1 nogil:
+        """_apply over n_tasks threads, each covering and rescoring a range of whole words.
+
+        The words are independent (each reads and writes only its own cov); the score changes
+        are buffered per task and applied afterwards in task order, which is word order: the
+        very sequence of additions and heap pushes of the one-thread _apply.
+        """
+        cdef int T = self.n_tasks, t
+        cdef int64_t q, k, total = 0
+        cdef ScoreDelta* dl
+        cdef HeapEntry entry
+        self._scratch(T)
+        self.a_tau = tau
+        self.a_bounds.resize(T + 1)
+        self.a_bounds[0] = p
+        for t in range(1, T):
+            q = max(p + (end - p) * t // T, self.a_bounds[t - 1])
+            while q < end and q > p and self.word_of_pos[self.cm_pos[q]] == self.word_of_pos[self.cm_pos[q - 1]]:
+                q += 1
+            self.a_bounds[t] = q
+        self.a_bounds[T] = end
+        hfg_run_tasks(T, _task_apply, <void*>self)
+        for t in range(T):
+            total += self.a_gain[t]
+            dl = self.a_deltas[t].data()
+            for k in range(<int64_t>self.a_deltas[t].size()):
+                self.score[dl[k].cand] += dl[k].delta
+                if dl[k].delta > 0:
+                    self.score_rises += 1
+                    entry.score = self.score[dl[k].cand]
+                    entry.cand = dl[k].cand
+                    self._push(entry)
+            self.a_deltas[t].clear()
+        return total
+
+    cdef int _apply_task(self, int t) except -1 nogil:
+        self.a_gain[t] = self._cover_range(self.a_tau, self.a_bounds[t], self.a_bounds[t + 1], t, True)
+        return 0
+
+    cdef int _scratch(self, int slots) except -1 nogil:
+        """Per-task buffers of _cover_range for tasks 0..slots-1 (words of up to `longest`)."""
+        cdef int t
+        if <int>self.a_old_cov.size() >= slots:
+            return 0
+        self.a_old_cov.resize(slots)
+        self.a_pref_old.resize(slots)
+        self.a_pref_new.resize(slots)
+        self.a_deltas.resize(slots)
+        self.a_gain.resize(slots)
+        for t in range(slots):
+            self.a_old_cov[t].resize(self.longest + 1)
+            self.a_pref_old[t].resize(self.longest + 2)
+            self.a_pref_new[t].resize(self.longest + 2)
+        return 0
+
+    cdef int64_t _cover_range(self, int32_t tau, int64_t p, int64_t end, int slot, bint buffered) except -1 nogil:
+        """_apply for tau's occurrences cm_pos[p:end) (whole words), with task `slot`'s buffers;
+        score changes go to a_deltas[slot] if `buffered`, else straight to the scores and heap."""
+        cdef int64_t L = self.cand_len[tau], r
         cdef int64_t w, off, n, s, e, t, newly, lo, hi, last_end
         cdef int64_t total = 0
         cdef uint8_t* cv
@@ -517,7 +986,7 @@ cdef class GreedTokCore:
             off = self.word_off[w]
             n = self.word_off[w + 1] - off
             cv = self.cov.data() + off
-            memcpy(self.old_cov.data(), cv, n)
+            memcpy(self.a_old_cov[slot].data(), cv, n)
             newly = 0
             lo = n
             hi = -1
@@ -539,39 +1008,52 @@ cdef class GreedTokCore:
             p = r
             if newly:
                 total += self.counts[w] * newly
-                self._rescore_word(w, off, n, lo, hi)
+                self._rescore_word(w, off, n, lo, hi, slot, buffered)
         return total
 
-    cdef int _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi) except -1 nogil:
-        """Add COUNT * (g_new - g_old) to every candidate of w whose windows meet gaps lo..hi."""
+    cdef int _rescore_word(self, int64_t w, int64_t off, int64_t n, int64_t lo, int64_t hi,
+                           int slot, bint buffered) except -1 nogil:
+        """Add COUNT * (g_new - g_old) to every candidate of w whose windows meet gaps lo..hi
+        (see _cover_range for `slot` and `buffered`)."""
         cdef const uint8_t* cv_new = self.cov.data() + off
-        cdef const uint8_t* cv_old = self.old_cov.data()
-        _prefix(cv_old, n, self.pref_old.data())
-        _prefix(cv_new, n, self.pref_new.data())
-        cdef int64_t a = self.wm_off[w], b = self.wm_off[w + 1], e, L, delta
+        cdef const uint8_t* cv_old = self.a_old_cov[slot].data()
+        cdef int32_t* pref_old = self.a_pref_old[slot].data()
+        cdef int32_t* pref_new = self.a_pref_new[slot].data()
+        _prefix(cv_old, n, pref_old)
+        _prefix(cv_new, n, pref_new)
+        cdef int64_t a = self.wm_off[w], b = self.wm_off[w + 1], e, k, L, delta
         cdef int32_t cand
         cdef const uint16_t* starts
         cdef HeapEntry entry
+        cdef ScoreDelta change
         while a < b:
             cand = self.wm_cand[a]
             e = a + 1
             while e < b and self.wm_cand[e] == cand:
                 e += 1
-            L = self.cand_len[cand]
             starts = self.wm_start.data() + a
-            # An occurrence reads gaps s-1 .. s+L-1 only; skip groups that cannot see lo..hi.
-            if not self.selected[cand] and starts[e - a - 1] + L - 1 >= lo and <int64_t>starts[0] - 1 <= hi:
+            k = e - a
+            a = e
+            # An occurrence reads gaps s-1 .. s+L-1 only; skip groups that cannot see lo..hi
+            # (the test without L first: it reads no per-candidate array)
+            if <int64_t>starts[0] - 1 > hi:
+                continue
+            L = self.cand_len[cand]
+            if starts[k - 1] + L - 1 >= lo and not self.selected[cand]:
                 delta = self.counts[w] * (
-                    self._gain(cv_new, self.pref_new.data(), n, starts, e - a, L)
-                    - self._gain(cv_old, self.pref_old.data(), n, starts, e - a, L))
-                if delta:
+                    self._gain(cv_new, pref_new, n, starts, k, L)
+                    - self._gain(cv_old, pref_old, n, starts, k, L))
+                if delta and buffered:
+                    change.delta = delta
+                    change.cand = cand
+                    self.a_deltas[slot].push_back(change)
+                elif delta:
                     self.score[cand] += delta
                     if delta > 0:
                         self.score_rises += 1
                         entry.score = self.score[cand]
                         entry.cand = cand
                         self._push(entry)
-            a = e
         return 0
 
     def step(self, int64_t max_steps):
@@ -672,8 +1154,48 @@ cdef class GreedTokCore:
         return <int64_t>(
             self.units.capacity() * 4 + self.word_off.capacity() * 8 + self.counts.capacity() * 8
             + self.word_of_pos.capacity() * 4 + self.cov.capacity()
-            + self.cand_len.capacity() * 2 + self.cand_pos.capacity() * 8
-            + self.score.capacity() * 8 + self.selected.capacity() + self.cm_off.capacity() * 8
-            + self.cm_pos.capacity() * 4 + self.wm_off.capacity() * 8 + self.wm_cand.capacity() * 4
+            + self.cand_len.capacity() * 2 + self.cand_pos.capacity() * 4
+            + self.score.capacity() * 8 + self.selected.capacity() + self.cm_off.capacity() * 4
+            + self.cm_pos.capacity() * 4 + self.wm_off.capacity() * 4 + self.wm_cand.capacity() * 4
             + self.wm_start.capacity() * 2 + self.heap.capacity() * sizeof(HeapEntry)
         )
+
+    @property
+    def build_seconds(self):
+        """Wall seconds of each phase of the build, {phase: seconds} in BUILD_PHASES order."""
+        return {name: self.build_clock[i + 1] - self.build_clock[i] for i, name in enumerate(BUILD_PHASES)}
+
+
+def _set_parallel_min_occurrences(int64_t n):
+    """Set the smallest occurrence count of a step run on several threads; returns the old
+    value (for tests: 1 runs every step of a multi-thread core through _apply_parallel)."""
+    global PARALLEL_MIN_OCCURRENCES
+    old = PARALLEL_MIN_OCCURRENCES
+    PARALLEL_MIN_OCCURRENCES = max(1, n)
+    return old
+
+
+# Tasks of the parallel phases (hfg_run_tasks calls them with the core as ctx, without the GIL).
+
+cdef int _task_walk(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._walk_part(<HashTrie>(<GreedTokCore>ctx).b_tries[t], t)
+
+
+cdef int _task_count_words(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._count_words(t)
+
+
+cdef int _task_fill_words(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._fill_words(t)
+
+
+cdef int _task_fill_cands(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._fill_cands(t)
+
+
+cdef int _task_score_cands(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._score_cands(t)
+
+
+cdef int _task_apply(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._apply_task(t)
