@@ -26,6 +26,7 @@ is not accepted yet (``ray.data.from_huggingface`` turns one into a Ray Dataset)
 """
 from __future__ import annotations
 
+import logging
 import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Union
@@ -54,29 +55,32 @@ def require_ray():
     return ray
 
 
-def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bool:
+def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *, quiet: bool = False) -> bool:
     """Connect to Ray unless already connected: ``address`` None starts a local cluster
     (``num_cpus`` CPUs, no dashboard), ``"auto"`` or ``"host:port"`` joins a running one.
-    Returns True when this call connected (the caller then owns the shutdown)."""
+    Returns True when this call connected (the caller then owns the shutdown); ``quiet`` drops
+    Ray's INFO lines."""
     ray = require_ray()
     if ray.is_initialized():
         return False
+    level = logging.WARNING if quiet else logging.INFO
     if address is None:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level=level)
     else:
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False, logging_level=level)
     return True
 
 
-def _table(counts: Counter) -> dict:
-    import numpy as np
+def _table(counts: Counter):
+    """A partial word table: pyarrow Table (word: string, count: int64), the shuffle's input."""
     import pyarrow as pa
-    # pyarrow string column: words are valid UTF-8 (decoded with a strict/replace/ignore policy)
-    return {"word": pa.array(list(counts), pa.string()).to_numpy(zero_copy_only=False),
-            "count": np.fromiter(counts.values(), dtype=np.int64, count=len(counts))}
+    # words are valid UTF-8: text files are decoded with a strict/replace/ignore policy, and
+    # documents come from Arrow strings
+    return pa.table({"word": pa.array(list(counts), pa.string()),
+                     "count": pa.array(list(counts.values()), pa.int64())})
 
 
-def _count_text_files(batch: dict, pre, normalizer, encoding_errors: str) -> dict:
+def _count_text_files(batch: dict, pre, normalizer, encoding_errors: str):
     """One batch of whole text files (columns ``bytes``, ``path``) -> partial word table."""
     _wc._init_worker(pre, normalizer, encoding_errors)   # the worker state _count_file_chunk reads
     total: Counter = Counter()
@@ -85,7 +89,7 @@ def _count_text_files(batch: dict, pre, normalizer, encoding_errors: str) -> dic
     return _table(total)
 
 
-def _count_documents(batch, pre, normalizer, column: str, source: str) -> dict:
+def _count_documents(batch, pre, normalizer, column: str, source: str):
     """One batch of documents (``column`` holds the strings) -> partial word table."""
     _wc._init_worker(pre, normalizer, "strict")
     if column not in batch.column_names:
@@ -176,7 +180,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     is_dataset = isinstance(source, ray.data.Dataset)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
     kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
-    started = ensure_ray(address, num_cpus)
+    started = ensure_ray(address, num_cpus, quiet=not show_progress)
     # Datasets keep the DataContext they were made with: a given Dataset's own context gets the
     # settings too (and its old ones back afterwards)
     contexts = [ray.data.DataContext.get_current()] + ([source.context] if is_dataset else [])
@@ -188,8 +192,15 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         # a task's CorpusError reaches us as itself (file and line), not as a UserCodeException
         # whose cause Ray does not carry across processes
         c.raise_original_map_exception = True
+    # quiet: Ray Data's per-run INFO lines (execution plan, timings) go with the progress bars
+    data_log = logging.getLogger("ray.data")
+    log_level = data_log.level
+    if not show_progress:
+        data_log.setLevel(logging.WARNING)
     try:
-        doc_args = dict(batch_format="pyarrow", zero_copy_batch=True,
+        # batch_size=None: one batch per block, which lets Ray fuse each read with its counting
+        # into one task (ReadX->MapBatches), so text never leaves the task that read it
+        doc_args = dict(batch_format="pyarrow", zero_copy_batch=True, batch_size=None,
                         fn_kwargs=dict(pre=pre, normalizer=norm, column=text_column))
         if is_dataset:
             tables = [source.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
@@ -198,12 +209,13 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             tables = []
             for kind, files in kinds.items():
                 if kind == "text":
-                    ds = ray.data.read_binary_files(files, include_paths=True)
-                    # one file per call: memory per task is one file, errors name it
-                    tables.append(ds.map_batches(_count_text_files, batch_size=1, fn_kwargs=dict(
+                    # one block per file: a task holds one file, and without Ray's block
+                    # splitting the read fuses with the counting map
+                    ds = ray.data.read_binary_files(files, include_paths=True, override_num_blocks=len(files))
+                    tables.append(ds.map_batches(_count_text_files, batch_size=None, fn_kwargs=dict(
                         pre=pre, normalizer=norm, encoding_errors=encoding_errors)))
                 else:
-                    ds = (ray.data.read_json(files, lines=True) if kind == "json"
+                    ds = (ray.data.read_json(files, lines=True, override_num_blocks=len(files)) if kind == "json"
                           else ray.data.read_parquet(files, columns=[text_column]))
                     name = ", ".join(os.path.basename(f) if not is_uri(f) else f for f in files)
                     tables.append(ds.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
@@ -216,6 +228,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             raise CorpusError(cause.source, cause.line, cause.problem) from None
         raise
     finally:
+        data_log.setLevel(log_level)
         for c, (bars, strategy, original) in zip(contexts, saved):
             c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
         if started:
