@@ -10,6 +10,7 @@ jobs; one test runs Ray's default hash shuffle.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 
 import pytest
@@ -31,8 +32,16 @@ SPECIALS = ("<|endoftext|>", "the")     # "the": a special token inside words, c
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+def cluster(tmp_path_factory):
+    # Ray puts the driver's working directory first on its workers' sys.path: started from the
+    # checkout (as CI runs pytest), workers would import its hf_greedtok/, which has no compiled
+    # modules after a plain `pip install .`, instead of the installed package
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray_driver"))
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    finally:
+        os.chdir(here)
     try:
         yield
     finally:

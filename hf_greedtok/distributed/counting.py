@@ -216,7 +216,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
                         pre=pre, normalizer=norm, encoding_errors=encoding_errors)))
                 else:
                     ds = (ray.data.read_json(files, lines=True, override_num_blocks=len(files)) if kind == "json"
-                          else ray.data.read_parquet(files, columns=[text_column]))
+                          else ray.data.read_parquet(files).select_columns([text_column]))
                     name = ", ".join(os.path.basename(f) if not is_uri(f) else f for f in files)
                     tables.append(ds.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
                         **doc_args["fn_kwargs"], "source": name}}))
