@@ -199,3 +199,21 @@ def test_a_folder_saved_by_0_1_loads_and_encodes_as_it_did(tmp_path, how):
         assert out["module"].startswith("transformers_modules.") and out["module"].endswith("tokenization_greedtok")
     else:
         assert out["module"] == "hf_greedtok.hf.tokenization_greedtok"
+
+
+def test_the_distributed_engine_sits_on_top(graph):
+    # hf_greedtok.distributed (Ray) uses the counters; only the CLI uses it, nothing in the core
+    assert {m for m in importers(graph, "hf_greedtok.distributed")
+            if not in_room(m, "hf_greedtok.distributed")} == {"hf_greedtok.cli.commands"}
+    assert "hf_greedtok.word_counts" in graph["hf_greedtok.distributed.counting"]
+    # Ray is an optional extra: imported inside functions only, and only in that room
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        anywhere = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        def ray_in(nodes):
+            return [n.lineno for n in nodes if (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "ray"
+                    for a in n.names)) or (isinstance(n, ast.ImportFrom) and not n.level
+                    and (n.module or "").split(".")[0] == "ray")]
+        assert ray_in(top) == [], (name, ray_in(top))
+        assert ray_in(anywhere) == [] or in_room(name, "hf_greedtok.distributed"), (name, ray_in(anywhere))

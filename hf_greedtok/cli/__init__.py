@@ -12,6 +12,9 @@
     hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
+    hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
+        (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
+        text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
 
 Output folders (:mod:`hf_greedtok.cli.output_folders`): never the working directory, an ancestor of it or
 a folder holding an input; written beside the target and renamed into place with a manifest
@@ -141,6 +144,30 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("inputs", nargs="+", metavar="INPUT", help="one file per domain (at least two)")
     h.add_argument("--vocab-size", "-k", type=int, required=True, help="k of every local run and of the final run")
     _add_corpus_options(h, "GreedTok: longest candidate token in bytes (default %(default)s)")
+
+    n = sub.add_parser("count", help="count a corpus's words into a table that `train --counts "
+                                     "--no-prefix-space` reads (TSV) or parquet, in this process pool or on Ray")
+    n.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (counted line by line), .jsonl or .parquet documents, or globs")
+    n.add_argument("--output", "-o", type=Path, required=True,
+                   help="the table: word<TAB>count (.tsv, default) or .parquet (word, count columns)")
+    n.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default="bytes",
+                   help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
+    n.add_argument("--normalizer", default="none", choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
+                   help="Unicode normalization (default none); give train the same")
+    n.add_argument("--special-token", action="append", default=[],
+                   help="a special token, cut out of the text before counting as encoding does (repeatable)")
+    n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    n.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="local: this machine's process pool (default); ray: Ray Data on a cluster")
+    n.add_argument("--ray-address", default=None,
+                   help="with --engine ray: 'auto' or HOST:PORT joins a running cluster; default: start a "
+                        "local one (--num-proc CPUs)")
+    n.add_argument("--num-proc", type=positive_int, default=None,
+                   help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
+    n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    n.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
 
@@ -174,7 +201,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         from . import commands      # here, not at the top: --help does without the trainer and encoders
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
-                "compare": commands.compare, "hierarchical": commands.hierarchical}[args.command](args)
+                "compare": commands.compare, "hierarchical": commands.hierarchical,
+                "count": commands.count}[args.command](args)
     except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2

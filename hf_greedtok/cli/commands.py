@@ -23,7 +23,7 @@ from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surro
 from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
 from ..trainers import GreedTokTrainer
-from ..word_counts import check_learnable, count_corpus, read_token_list
+from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
 from .output_folders import check_target, check_writable, write_folder
 
 if TYPE_CHECKING:
@@ -352,4 +352,50 @@ def hierarchical(args: argparse.Namespace) -> int:
     print(f"candidates {s['candidates_direct']:,} (direct) -> {s['candidates_hierarchical']:,} (hierarchical), "
           f"{s['candidate_reduction']:.1f}x fewer; tokens per word {s['tokens_per_word_direct']:.4f} -> "
           f"{s['tokens_per_word_hierarchical']:.4f} ({100 * s['compression_cost']:+.3f} %); saved to {args.output}")
+    return 0
+
+
+def count(args: argparse.Namespace) -> int:
+    """``hf-greedtok count``: count the inputs' words (``--engine local``: this machine's
+    process pool; ``ray``: :func:`hf_greedtok.distributed.count_words_distributed`) and write the
+    table ``--output`` atomically; returns 0. Every input is checked before counting starts
+    (CorpusError: missing file or unmatched glob; OutputError: an existing output without
+    ``--overwrite``, or an output that is an input)."""
+    from ..distributed.sources import iter_documents, resolve_inputs
+    from ..formats.count_table import write_count_table
+    from ..errors import OutputError
+    kinds = resolve_inputs(args.inputs)
+    out: Path = args.output
+    if out.is_dir():
+        raise OutputError(out, "is a folder; give the table's file name")
+    if out.exists() and not args.overwrite:
+        raise OutputError(out, "exists (pass --overwrite to replace it)")
+    if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
+        raise OutputError(out, "is one of the inputs")
+    check_writable(out)
+    pre = ByteLevel() if args.units == "bytes" else Metaspace(units=args.units)
+    normalizer = normalizer_from_name(args.normalizer)
+    counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
+    if args.engine == "ray":
+        from ..distributed.counting import count_words_distributed
+        wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
+                                     text_column=args.text_column, encoding_errors=args.encoding_errors,
+                                     address=args.ray_address, num_cpus=args.num_proc, show_progress=not args.quiet)
+    else:
+        from collections import Counter
+        wc = Counter()
+        if "text" in kinds:
+            wc.update(count_corpus(kinds["text"], counting_pre, counting_norm, encoding_errors=args.encoding_errors,
+                                   num_proc=args.num_proc, show_progress=not args.quiet))
+        for kind in ("json", "parquet"):
+            for f in kinds.get(kind, []):
+                wc.update(count_words(iter_documents(f, kind, args.text_column), counting_pre, counting_norm,
+                                      num_proc=args.num_proc, show_progress=not args.quiet, source=f))
+    summary = write_count_table(wc, out, counting_pre)
+    omitted = ""
+    if summary.omitted_words:
+        omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
+                   "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
+    print(f"{sum(wc.values()):,} words, {len(wc):,} distinct, counted by the {args.engine} engine; wrote "
+          f"{summary.words:,} entries to {out}{omitted}")
     return 0
