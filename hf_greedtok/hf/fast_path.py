@@ -227,7 +227,7 @@ def _assemble_lists(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept: 
         head, tail = [1] * len(prefix), [1] * len(suffix)
         out["special_tokens_mask"] = padded([head + [0] * (b - a) + tail for a, b in bounds], 1)
     if plan.return_offsets_mapping:
-        pairs = list(map(tuple, spans.tolist()))
+        pairs = list(zip(spans[:, 0].tolist(), spans[:, 1].tolist()))
         head, tail = [(0, 0)] * len(prefix), [(0, 0)] * len(suffix)
         out["offset_mapping"] = padded([head + pairs[a:b] + tail for a, b in bounds], (0, 0))
     if plan.return_length:
