@@ -45,8 +45,8 @@ class Tokenizer:
         training_info: what the trainer recorded (objective, k, options), saved with the file.
         cache_words: frequent words of the training text (the trainer keeps up to 16,384),
             saved with the file; loading a file (or unpickling, as ``datasets.map`` workers do)
-            encodes them into the native word cache, so a fresh process's first batch costs
-            what a warm one's does.
+            encodes them into the native word cache, so a fresh process's first batch finds
+            its common words cached.
 
     Raises:
         ValueError: unknown mode, or pre-tokenizer and model disagree on the singletons.
