@@ -24,6 +24,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
+from .._threads import available_cores
 from ..normalizers import replace_surrogates
 
 _SINGLE_TRUNCATIONS = (TruncationStrategy.DO_NOT_TRUNCATE, TruncationStrategy.LONGEST_FIRST,
@@ -135,7 +136,7 @@ def native_threads() -> int:
     ``TOKENIZERS_PARALLELISM`` is false (as the Rust backend does, e.g. in forked workers)."""
     if os.environ.get("TOKENIZERS_PARALLELISM", "").lower() in ("0", "false", "off", "no"):
         return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return available_cores()
 
 
 def char_spans(texts: Sequence[str], ids: np.ndarray, offsets: np.ndarray, token_bytes: np.ndarray) -> np.ndarray:
@@ -251,26 +252,23 @@ def _assemble_matrix(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, kept:
     cols = np.repeat(start + len(tpl.prefix), kept) + within
     content = np.zeros((n_rows, width), dtype=bool)
     content[rows, cols] = True
-    specials = np.zeros((n_rows, width), dtype=bool)
-    for j in range(len(tpl.prefix)):
-        specials[np.arange(n_rows), start + j] = True
-    for j in range(len(tpl.suffix)):
-        specials[np.arange(n_rows), start + len(tpl.prefix) + kept + j] = True
-    real = content | specials
+    column = np.arange(width)
+    real = (column >= start[:, None]) & (column < (start + totals)[:, None])     # not padding
     input_ids = np.full((n_rows, width), pad_id if pad_id is not None else 0, dtype=np.int64)
     input_ids[rows, cols] = ids[source]
     types = np.full((n_rows, width), pad_type_id, dtype=np.int64) if plan.return_token_type_ids else None
     if types is not None:
         types[content] = tpl.content_type
+    every_row = np.arange(n_rows)
     for j, (i, ty) in enumerate(zip(tpl.prefix, tpl.prefix_types)):
-        input_ids[np.arange(n_rows), start + j] = i
+        input_ids[every_row, start + j] = i
         if types is not None:
-            types[np.arange(n_rows), start + j] = ty
+            types[every_row, start + j] = ty
     for j, (i, ty) in enumerate(zip(tpl.suffix, tpl.suffix_types)):
         at = start + len(tpl.prefix) + kept + j
-        input_ids[np.arange(n_rows), at] = i
+        input_ids[every_row, at] = i
         if types is not None:
-            types[np.arange(n_rows), at] = ty
+            types[every_row, at] = ty
     out: dict[str, np.ndarray] = {"input_ids": input_ids}
     if types is not None:
         out["token_type_ids"] = types
