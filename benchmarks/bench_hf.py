@@ -13,7 +13,7 @@ one warm-up pass, for these calls:
   answer: >= 1x HF BPE),
 * ``tok(batch, next_lines, truncation=True, max_length=128)``: text pairs (MB counts both texts),
 * ``tok(words, is_split_into_words=True, padding=True)``: pre-split words,
-* ``tok(batch, ..., stride=8, return_overflowing_tokens=True)``: overflow, backend path only,
+* ``tok(batch, ..., stride=8, return_overflowing_tokens=True)``: overflowing rows,
 
 first on one thread (``TOKENIZERS_PARALLELISM=false`` for the Rust backends and for our native
 path), then with both settled on every core. ``Dataset.map(lambda b: tok(b["text"]),

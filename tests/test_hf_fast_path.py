@@ -8,6 +8,7 @@ English prose, Hindi, Chinese and Python code, plus arbitrary Unicode from hypot
 """
 from __future__ import annotations
 
+import os
 import pickle
 import threading
 
@@ -21,6 +22,22 @@ from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Metaspace
 from hf_greedtok.hf.fast_path import LazyEncodingsBatch
 
 SPECIALS = ["<s>", "</s>", "<pad>"]
+
+
+def _panic_type() -> type:
+    """pyo3's PanicException (a BaseException: what a Rust panic in tokenizers raises)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    backend = Tokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    backend.enable_truncation(1, stride=1)
+    try:
+        backend.encode("a a")
+    except BaseException as e:  # noqa: BLE001 - the type is what we want
+        return type(e)
+    raise AssertionError("tokenizers accepted a stride as long as max_length")
+
+
+PanicException = _panic_type()
 
 
 def lines_of(name: str, n: int) -> list[str]:
@@ -117,6 +134,8 @@ OPTIONS = st.fixed_dictionaries({
     "return_length": st.booleans(),
     "return_offsets_mapping": st.booleans(),
     "split_special_tokens": st.booleans(),
+    "stride": st.sampled_from([0, 0, 1, 2]),
+    "return_overflowing_tokens": st.booleans(),
 })
 
 
@@ -154,11 +173,15 @@ def test_the_native_path_gives_the_backends_batch_encoding(tok, batch, options, 
                                                            side):
     tok.add_bos_token, tok.add_eos_token = "bos" in template, "eos" in template
     tok.truncation_side = side
+    # Rows refused for different reasons (a stride too long: a Rust panic; a sequence too short)
+    # raise whichever row tokenizers' threads reach first; one thread makes it the first row.
+    parallelism = os.environ.get("TOKENIZERS_PARALLELISM")
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
     try:
         inputs = shaped(batch + extra, shape, single)
         try:
             ref = reference(tok, **inputs, **usable(options))
-        except Exception as e:     # options transformers or tokenizers refuse
+        except (Exception, PanicException) as e:     # options transformers or tokenizers refuse
             with pytest.raises(type(e)) as native:
                 tok(**inputs, **usable(options))
             assert str(native.value) == str(e)
@@ -170,6 +193,10 @@ def test_the_native_path_gives_the_backends_batch_encoding(tok, batch, options, 
     finally:
         tok.add_bos_token = tok.add_eos_token = False
         tok.truncation_side = "right"
+        if parallelism is None:
+            del os.environ["TOKENIZERS_PARALLELISM"]
+        else:
+            os.environ["TOKENIZERS_PARALLELISM"] = parallelism
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
@@ -236,17 +263,41 @@ def test_offsets_of_every_line_of_every_corpus_kind(tok, texts):
                              truncation=True, max_length=48))
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"return_overflowing_tokens": True, "truncation": True, "max_length": 4},
-    {"truncation": True, "max_length": 6, "stride": 2}, {"truncation": "only_second", "max_length": 6}])
-def test_calls_only_the_backend_can_answer_take_it(tok, batch, kwargs):
-    if kwargs.get("truncation") == "only_second":       # the backend refuses it for one sequence
-        with pytest.raises(Exception, match="Second sequence not provided"):
-            tok(batch[:4], **kwargs)
-        return
-    out = tok(batch[:4], **kwargs)
-    assert not isinstance(out, LazyEncodingsBatch)
-    assert list(out.keys()) == list(reference(tok, batch[:4], **kwargs).keys())
+def test_overflowing_parts_of_a_long_text_become_rows(byte_level, texts):
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, bos_token="<s>", eos_token="</s>", add_bos_token=True)
+    line = max(texts["en"], key=len)
+    out = tok([line, "short"], truncation=True, max_length=9, stride=3, return_overflowing_tokens=True)
+    assert isinstance(out, LazyEncodingsBatch)
+    ids = byte_level.encode(line)
+    # 8 tokens of text per row after <s>, each row starting 3 tokens before the previous one ended
+    starts = list(range(0, len(ids) - 3, 5))
+    assert out["input_ids"][:len(starts)] == [[tok.bos_token_id] + ids[a:a + 8] for a in starts]
+    assert out["overflow_to_sample_mapping"] == [0] * len(starts) + [1]
+    assert_same(out, reference(tok, [line, "short"], truncation=True, max_length=9, stride=3,
+                               return_overflowing_tokens=True))
+
+
+def test_question_answering_preprocessing(byte_level, texts):
+    """The SQuAD recipe: question + context, only the context truncated, overlapping windows,
+    offsets, padded to max_length."""
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                              add_bos_token=True, add_eos_token=True)
+    questions = [t[:40] for t in texts["en"][:50]]
+    contexts = [" ".join(texts["en"][i:i + 4]) for i in range(50, 100)]
+    kwargs = dict(truncation="only_second", max_length=64, stride=16, return_overflowing_tokens=True,
+                  return_offsets_mapping=True, padding="max_length")
+    assert_same(*encode_both(tok, questions, contexts, **kwargs))
+
+
+def test_overflow_under_another_post_processor_takes_the_backend(byte_level):
+    from tokenizers import processors
+    tok = GreedTokTokenizerFast.from_greedtok(byte_level, bos_token="<s>", eos_token="</s>")
+    tok.backend_tokenizer.post_processor = processors.RobertaProcessing(("</s>", tok.eos_token_id),
+                                                                         ("<s>", tok.bos_token_id))
+    assert not tok.native_overflow()
+    out = tok(["one two three four five"], truncation=True, max_length=4, return_overflowing_tokens=True)
+    assert not isinstance(out, LazyEncodingsBatch) and len(out["input_ids"]) > 1
+    assert isinstance(tok(["one two"]), LazyEncodingsBatch)
 
 
 @pytest.mark.parametrize("shape", ["pairs", "words", "word pairs"])

@@ -1,7 +1,8 @@
 """The native batch path of GreedTokTokenizerFast: ``tok(texts)`` without the backend.
 
 The common calls (one text or a batch, text pairs, pre-split words, special tokens,
-truncation, padding, attention mask, byte-level offsets, ``return_tensors``) are encoded by
+truncation with or without overflowing rows and stride, padding, attention mask, byte-level
+offsets, ``return_tensors``) are encoded by
 :meth:`hf_greedtok.Tokenizer.encode_batch_flat` (split and encoded without the GIL, on every
 core) and assembled here in numpy: the post-processor's special tokens around each text or
 pair, truncation to ``max_length``, padding. The result equals the backend's
@@ -9,9 +10,10 @@ pair, truncation to ``max_length``, padding. The result equals the backend's
 shapes on English, Hindi, Chinese and code), and its ``encodings`` (``word_ids()``,
 ``tokens()``, ``char_to_token()``, ...) are computed by the backend when first asked for.
 
-:func:`fast_plan` says which calls qualify; the others (overflow, stride, offsets of Metaspace
-or normalized text, a post-processor that does more than add special tokens, a tokenizer whose
-added tokens the native matcher cannot reproduce) take the backend path unchanged.
+:func:`fast_plan` says which calls qualify; the others (offsets of Metaspace or normalized
+text, a post-processor that does more than add special tokens, overflow under a post-processor
+other than a template, a tokenizer whose added tokens the native matcher cannot reproduce)
+take the backend path unchanged.
 """
 from __future__ import annotations
 
@@ -112,6 +114,8 @@ class FastPlan:
     return_offsets_mapping: bool
     return_length: bool
     allow_special: bool
+    stride: int = 0
+    overflow: bool = False        # return_overflowing_tokens: each row's overflowing parts become rows
 
 
 def _strings(items) -> bool:
@@ -153,9 +157,10 @@ def fast_plan(tokenizer, text, text_pair, add_special_tokens: bool, padding_stra
               return_offsets_mapping: bool, return_length: bool, verbose: bool,
               split_special_tokens: Optional[bool], kwargs: dict) -> Optional[FastPlan]:
     """The plan of a ``GreedTokTokenizerFast._encode_plus`` call on the native path, or None when
-    the call needs the backend (overflow, stride, unknown keyword arguments, inputs that are
-    not str or lists of str words; offsets unless ``tokenizer.native_offsets()``)."""
-    if return_overflowing_tokens or stride or kwargs:
+    the call needs the backend (unknown keyword arguments, inputs that are not str or lists of
+    str words; offsets unless ``tokenizer.native_offsets()``; overflow and stride unless
+    ``tokenizer.native_overflow()``)."""
+    if kwargs or ((return_overflowing_tokens or stride) and not tokenizer.native_overflow()):
         return None
     if return_offsets_mapping and not tokenizer.native_offsets():
         return None
@@ -178,7 +183,8 @@ def fast_plan(tokenizer, text, text_pair, add_special_tokens: bool, padding_stra
         return_token_type_ids=("token_type_ids" in names) if return_token_type_ids is None else return_token_type_ids,
         return_attention_mask=("attention_mask" in names) if return_attention_mask is None else return_attention_mask,
         return_special_tokens_mask=return_special_tokens_mask, return_offsets_mapping=return_offsets_mapping,
-        return_length=return_length, allow_special=not (tokenizer.split_special_tokens if split_special_tokens is None else split_special_tokens))
+        return_length=return_length, stride=stride, overflow=return_overflowing_tokens,
+        allow_special=not (tokenizer.split_special_tokens if split_special_tokens is None else split_special_tokens))
 
 
 def native_threads() -> int:
@@ -269,8 +275,10 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Tem
     already longer stay as they are. ``spans`` (:func:`char_spans`) gives the offsets when the
     plan asks for them; special and pad tokens get (0, 0).
 
+    With ``overflow``, each row is followed by its overflowing parts (:func:`_overflow_rows`).
+
     Raises:
-        TruncationRefused: as :func:`kept_lengths`.
+        TruncationRefused: as :func:`kept_lengths`; a stride not below a truncated length.
     """
     bounds = offsets[plan.starts] if plan.starts is not None else offsets
     slots = template.n_sequences
@@ -280,6 +288,11 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Tem
     # tokenizers leaves rows whole when max_length cannot even hold the template's tokens
     if plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE and plan.max_length >= template.n_special:
         kept = kept_lengths(lengths, plan.truncation, plan.max_length - template.n_special)
+    cut = kept < lengths
+    if plan.stride and (cut & (kept > 0) & (kept <= plan.stride)).any():
+        raise TruncationRefused     # tokenizers asserts stride < the length it truncates to
+    if plan.overflow:
+        return _assemble_overflow(plan, ids, first, lengths, kept, template, pad_id, pad_type_id, spans)
     if plan.truncation_side != "right":
         first = first + lengths - kept
     totals = kept.sum(1) + template.n_special
@@ -392,6 +405,109 @@ def _assemble_matrix(plan: FastPlan, ids: np.ndarray, first: np.ndarray, kept: n
         out["offset_mapping"] = offset_mapping
     if plan.return_length:
         out["length"] = np.full(n_rows, width, dtype=np.int64)
+    return out
+
+
+def _parts(n: int, m: int, stride: int, left: bool) -> list[tuple[int, int]]:
+    """tokenizers' ``Encoding.truncate(m, stride)`` of n tokens: the kept range, then the
+    overflowing ranges (each ``stride`` tokens into the previous one)."""
+    if m >= n:
+        return [(0, n)]
+    if m == 0:
+        return [(0, 0), (0, n)]
+    step = m - stride
+    if left:
+        parts = []
+        for last in range(n - 1, -1, -step):
+            parts.append((max(last + 1 - m, 0), last + 1))
+            if parts[-1][0] == 0:
+                break
+        return parts
+    parts = [(0, min(m, n))]
+    while parts[-1][1] < n:
+        start = parts[-1][0] + step
+        parts.append((start, min(start + m, n)))
+    return parts
+
+
+def _overflow_rows(pieces: list[tuple[list, list[list]]]) -> list[list]:
+    """The rows (lists of segments) of one input row: tokenizers merges the template's pieces
+    (each a kept part and its overflowing parts) left to right with ``Encoding.merge_with``,
+    so every overflowing part of a sequence gets the other pieces' kept parts around it, and
+    parts of two sequences that both overflow are crossed, in that order."""
+    main: list = []
+    overflowing: list[list] = []
+    for kept, over in pieces:
+        crossed = []
+        for mine in overflowing:
+            crossed.append(mine + kept)
+            crossed.extend(mine + theirs for theirs in over)
+        crossed.extend(main + theirs for theirs in over)
+        main, overflowing = main + kept, crossed
+    return [main] + overflowing
+
+
+def _assemble_overflow(plan: FastPlan, ids: np.ndarray, first: np.ndarray, lengths: np.ndarray, kept: np.ndarray,
+                       tpl: Template, pad_id: Optional[int], pad_type_id: int,
+                       spans: Optional[np.ndarray]) -> dict[str, list]:
+    """:func:`assemble` with ``return_overflowing_tokens``: each input row gives its kept row
+    and its overflowing rows (:func:`_overflow_rows`), and ``overflow_to_sample_mapping``
+    says which input each row came from. Padding is to the longest kept row (or
+    ``max_length``), as tokenizers pads a batch; a Python loop per row, as overflow rows are
+    few and long."""
+    flat = ids.tolist()
+    pairs = list(zip(spans[:, 0].tolist(), spans[:, 1].tolist())) if spans is not None else None
+    left = plan.truncation_side != "right"
+    # a segment is ("run", k) or (sequence k, start, stop) within that sequence's tokens
+    rows, sample, main_sizes = [], [], []
+    for r in range(len(kept)):
+        pieces = []
+        for k in range(tpl.n_sequences + 1):
+            pieces.append(([("run", k)], []))
+            if k < tpl.n_sequences:
+                parts = [(k, a, b) for a, b in _parts(int(lengths[r, k]), int(kept[r, k]), plan.stride, left)]
+                pieces.append(([parts[0]], [[p] for p in parts[1:]]))
+        out = _overflow_rows(pieces)
+        rows.extend(out)
+        sample.extend([r] * len(out))
+        main_sizes.append(kept[r].sum() + tpl.n_special)
+    base = first.tolist()
+
+    def build(row: int, segments: list, run_values, content) -> list:
+        values = []
+        for seg in segments:
+            if seg[0] == "run":
+                values.extend(run_values[seg[1]])
+            else:
+                k, a, b = seg
+                values.extend(content(k, base[row][k] + a, base[row][k] + b))
+        return values
+
+    width = None
+    if plan.padding != PaddingStrategy.DO_NOT_PAD:
+        width = int(max(main_sizes)) if plan.padding == PaddingStrategy.LONGEST else plan.max_length
+        m = plan.pad_to_multiple_of
+        if m and width % m:
+            width += m - width % m
+    columns = {"input_ids": (tpl.runs, lambda k, a, b: flat[a:b], pad_id)}
+    if plan.return_token_type_ids:
+        columns["token_type_ids"] = (tpl.run_types, lambda k, a, b: [tpl.content_types[k]] * (b - a), pad_type_id)
+    if plan.return_attention_mask:
+        columns["attention_mask"] = ([[1] * len(run) for run in tpl.runs], lambda k, a, b: [1] * (b - a), 0)
+    if plan.return_special_tokens_mask:
+        columns["special_tokens_mask"] = ([[1] * len(run) for run in tpl.runs], lambda k, a, b: [0] * (b - a), 1)
+    if plan.return_offsets_mapping:
+        columns["offset_mapping"] = ([[(0, 0)] * len(run) for run in tpl.runs], lambda k, a, b: pairs[a:b], (0, 0))
+    out: dict[str, list] = {}
+    for key, (run_values, content, fill) in columns.items():
+        values = [build(sample[i], segments, run_values, content) for i, segments in enumerate(rows)]
+        if width is not None:
+            values = [([fill] * (width - len(v)) + v if plan.padding_side == "left" else v + [fill] * (width - len(v)))
+                      if len(v) < width else v for v in values]
+        out[key] = values
+    if plan.return_length:
+        out["length"] = [len(v) for v in out["input_ids"]]
+    out["overflow_to_sample_mapping"] = sample
     return out
 
 

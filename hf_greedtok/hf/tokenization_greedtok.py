@@ -147,12 +147,13 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         GreedTokFileError: the ranked token file is missing, truncated or corrupted.
 
     Speed: calls on one text or a batch of texts, text pairs or pre-split words (special
-    tokens, truncation, padding, attention and special-tokens masks, token type ids, lengths,
-    byte-level offsets, any ``return_tensors``) are encoded natively without the GIL on every
-    core (``TOKENIZERS_PARALLELISM=false``: one) and padded in numpy
-    (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its ``encodings``
-    (``word_ids()``, ``tokens()``) are made by the backend on first use. Overflow, stride and
-    offsets of Metaspace or normalized text go through the backend.
+    tokens, truncation, overflowing rows with stride, padding, attention and special-tokens
+    masks, token type ids, lengths, byte-level offsets, any ``return_tensors``) are encoded
+    natively without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and padded
+    in numpy (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its
+    ``encodings`` (``word_ids()``, ``tokens()``) are made by the backend on first use. Offsets
+    of Metaspace or normalized text, and post-processors other than templates, go through the
+    backend.
     ``native_batch_path = False`` sends every call through the backend.
 
     Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
@@ -250,7 +251,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             rows = data["input_ids"]
             longest = rows.shape[1] if isinstance(rows, np.ndarray) else max(map(len, rows))
             self._eventual_warn_about_too_long_sequence(range(longest), max_length, verbose)
-        as_rows = plan.batched or return_tensors is not None
+        as_rows = plan.batched or return_tensors is not None or plan.overflow
         if not as_rows:
             data = {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in data.items()}
         return LazyEncodingsBatch(data, lambda: backend_call().encodings, tensor_type=return_tensors,
@@ -278,6 +279,13 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         pp = self._tokenizer.post_processor
         return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None and \
             (pp is None or isinstance(pp, processors.TemplateProcessing))
+
+    def native_overflow(self) -> bool:
+        """Whether the native path computes ``stride`` and ``return_overflowing_tokens`` itself:
+        it follows how tokenizers merges overflowing parts through a template (none, or
+        TemplateProcessing); other post-processors order them their own way."""
+        pp = self._tokenizer.post_processor
+        return pp is None or isinstance(pp, processors.TemplateProcessing)
 
     def _token_byte_lengths(self, added: dict[str, int]) -> np.ndarray:
         """Bytes of text each id spells (int64[max id + 1]), tokens added after training included."""
