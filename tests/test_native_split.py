@@ -5,7 +5,8 @@ over any text: arbitrary Unicode including lone surrogates, text crowded with th
 tricky parts, every code point, and every shared corpus. Its character classes come from a
 header generated from the installed ``regex``; a test regenerates it and compares.
 
-Default run: about 2,000 hypothesis examples per pattern and the first 2 MB of each corpus.
+Default run: about 3,000 hypothesis examples per pattern (arbitrary, tricky, and Latin-1-only
+text, which the scanner reads as bytes) and the first 2 MB of each corpus.
 ``pytest -m slow tests/test_native_split.py``: 100,000 examples per pattern and whole corpora.
 """
 from __future__ import annotations
@@ -96,6 +97,11 @@ TRICKY = st.one_of(
 ANY_TEXT = st.text(alphabet=ANY_CHAR, max_size=100) | st.text(alphabet=ANY_CHAR, min_size=20, max_size=100)
 TRICKY_TEXT = (st.lists(TRICKY, max_size=60) | st.lists(TRICKY, min_size=15, max_size=60)).map("".join)
 
+# texts of code points below 256 only: a str of kind 1, which the scanner reads byte by byte
+LATIN1_TEXT = st.lists(st.one_of(st.characters(max_codepoint=0xFF),
+                                  st.sampled_from([c for c in SPACES + CONTRACTION if max(map(ord, c)) < 256])),
+                       max_size=60).map("".join)
+
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 
@@ -123,6 +129,23 @@ def test_any_text(name, text):
 @DEFAULT
 @given(text=TRICKY_TEXT)
 def test_tricky_text(name, text):
+    assert_same_split(name, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@DEFAULT
+@given(text=LATIN1_TEXT)
+def test_latin1_text(name, text):
+    assert max(map(ord, text), default=0) < 256
+    assert_same_split(name, text)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("slow_selected")
+@pytest.mark.parametrize("name", NAMES)
+@SLOW
+@given(text=LATIN1_TEXT)
+def test_latin1_text_slow(name, text):
     assert_same_split(name, text)
 
 

@@ -23,7 +23,7 @@ allocation anywhere in the native loops raises MemoryError in the caller.
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_WHITESPACE, split_words
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_WHITESPACE, split_words, split_words_latin1
 
 import numpy as np
 
@@ -86,6 +86,16 @@ cdef inline uint64_t _key_word(const uint8_t* b, int64_t n) noexcept nogil:
     return h
 
 
+cdef inline uint64_t _key_word_in(const uint8_t* b, int64_t n, int64_t readable) noexcept nogil:
+    """:func:`_key_word` of b[0:n] (n >= 1), where ``readable`` >= n bytes from b may be read:
+    a key of at most 8 bytes with 8 readable is one load, masked, instead of a loop."""
+    cdef uint64_t v
+    if n < 8 and readable >= 8:
+        memcpy(&v, b, 8)
+        return v & ((<uint64_t>1 << (8 * n)) - 1)
+    return _key_word(b, n)
+
+
 cdef inline uint64_t _slot_hash(uint64_t word, int64_t n) noexcept nogil:
     """The probe start of a slot's word (mixed: short keys are the raw bytes)."""
     word = (word ^ <uint64_t>n) * <uint64_t>0x9E3779B97F4A7C15ULL
@@ -106,6 +116,8 @@ cdef extern from *:
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
 cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetches cache slots
+cdef enum:
+    KEY_RING_MASK = 15                  # the keys of those words wait in a ring of 16 (> 8)
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
 THREAD_SLOTS = MAX_SLOTS
 cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
@@ -580,7 +592,11 @@ cdef class RankedEncoder:
         """The ids of a word of 2..CACHE_MAX_UNITS units from the cache, keyed by its bytes
         key[0:nkey], or encoded and cached. At byte level u may be NULL: the units are then the
         key's bytes, widened only on a miss."""
-        cdef uint64_t h = _key_word(key, nkey)
+        return self._encode_hashed(key, nkey, _key_word(key, nkey), u, n, mode, wk, out)
+
+    cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
+                            int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """:meth:`_encode_keyed` given the key's :func:`_key_word` h."""
         cdef CacheSlot* hit = wk.lookup(mode, h, key, nkey)
         cdef int64_t before, i
         if hit != NULL:
@@ -681,6 +697,19 @@ cdef class RankedEncoder:
             counts[w - lo] = <int64_t>out.size() - before
         return -1
 
+    cdef uint64_t _ascii_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
+                             int mode, _Worker wk) noexcept nogil:
+        """The cache key of word w of an ASCII text of n bytes (0 for a word the cache does not
+        hold), its slot prefetched."""
+        cdef int64_t start = ends[w - 1] if w > 0 else 0
+        cdef int64_t nb = ends[w] - start
+        cdef uint64_t h
+        if nb < 2 or nb > CACHE_MAX_UNITS:
+            return 0
+        h = _key_word_in(text + start, nb, n - start)
+        wk.prefetch(mode, h, nb)
+        return h
+
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil:
         """Split one str with the native pre-tokenizer and encode its words into out.
@@ -696,19 +725,22 @@ cdef class RankedEncoder:
         cdef uint32_t cp
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nb, ahead
+        cdef uint64_t keys[KEY_RING_MASK + 1]          # keys of the words being prefetched
         cdef size_t w
         if n == 0:
             return 0
-        wk.cps.resize(n)
-        cdef uint32_t* cps = wk.cps.data()
+        wk.ends.clear()
+        cdef uint32_t* cps = NULL
         if kind == 1:
-            for i in range(n):
-                cps[i] = latin1[i]
-        else:
+            split_words_latin1(pattern, latin1, n, wk.ends)
+        if not (ascii and self.byte_level):
+            # the words' units come from code points (ASCII words at byte level are the data)
+            wk.cps.resize(n)
+            cps = wk.cps.data()
             for i in range(n):
                 cps[i] = PyUnicode_READ(kind, data, i)
-        wk.ends.clear()
-        split_words(pattern, cps, n, wk.ends)
+        if kind != 1:
+            split_words(pattern, cps, n, wk.ends)
         cdef size_t nwords = wk.ends.size()
         cdef const int64_t* ends = wk.ends.data()
         for w in range(nwords):
@@ -721,13 +753,21 @@ cdef class RankedEncoder:
                 self._encode(wk.units.data(), end - start, mode, wk, out)
             elif ascii:
                 # The cache's slots are random reads from a table larger than L2: ask for the
-                # slot of the word PREFETCH_WORDS ahead now, so it is in cache when needed.
+                # slot of the word PREFETCH_WORDS ahead now, so it is in cache when needed; its
+                # key is kept for when that word's turn comes.
+                if w == 0:
+                    for ahead in range(min(<int64_t>PREFETCH_WORDS, <int64_t>nwords)):
+                        keys[ahead] = self._ascii_key(latin1, ends, ahead, n, mode, wk)
                 if w + PREFETCH_WORDS < nwords:
-                    ahead = ends[w + PREFETCH_WORDS - 1]
-                    nb = ends[w + PREFETCH_WORDS] - ahead
-                    if 2 <= nb <= CACHE_MAX_UNITS:
-                        wk.prefetch(mode, _key_word(latin1 + ahead, nb), nb)
-                self._encode_utf8(latin1 + start, end - start, mode, wk, out)
+                    keys[(w + PREFETCH_WORDS) & KEY_RING_MASK] = \
+                        self._ascii_key(latin1, ends, w + PREFETCH_WORDS, n, mode, wk)
+                nb = end - start
+                if nb == 1:
+                    out.push_back(self.byte_ids[latin1[start]])
+                elif nb <= CACHE_MAX_UNITS:
+                    self._encode_hashed(latin1 + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
+                else:
+                    self._encode_utf8(latin1 + start, nb, mode, wk, out)
             else:
                 wk.word_bytes.resize(4 * (end - start))
                 nb = 0

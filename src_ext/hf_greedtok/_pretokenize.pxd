@@ -2,7 +2,7 @@
 """Declarations of the native pre-tokenizer (see _pretokenize.pyx): the split patterns we ship,
 run over code points without the GIL, giving exactly the words ``regex.findall`` gives."""
 
-from libc.stdint cimport int64_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 cdef enum:
@@ -14,3 +14,4 @@ cdef enum:
 
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
+cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil

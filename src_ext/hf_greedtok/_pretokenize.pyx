@@ -24,7 +24,7 @@ LATIN SMALL LETTER LONG S) and lone surrogates (no class at all) are exactly tho
 Every offset is in code points. Every pattern matches each code point, so the words tile the text.
 """
 
-from libc.stdint cimport int64_t, uint16_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 from cpython.ref cimport PyObject
 
@@ -80,37 +80,57 @@ cdef enum:
     _SLASH = 0x2F
 
 
+ctypedef fused unit_t:          # a text's code points: its str data when one byte each, else widened
+    uint8_t
+    uint32_t
+
+
+# ASCII code points' classes, read from the same table once at import: text is mostly ASCII,
+# and one load from 256 bytes beats the two dependent loads of the two-stage table.
+cdef uint16_t _ASCII_PROPS[128]
+cdef uint32_t _cp
+for _cp in range(128):
+    _ASCII_PROPS[_cp] = hfg_props(_cp)
+
+
+cdef inline uint16_t _props(uint32_t cp) noexcept nogil:
+    """hfg_props(cp), ASCII from _ASCII_PROPS."""
+    if cp < 128:
+        return _ASCII_PROPS[cp]
+    return hfg_props(cp)
+
+
 # ---- runs: the end (exclusive) of the longest run from i of code points of one class ----
 
-cdef inline int64_t _run(const uint32_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
+cdef inline int64_t _run(const unit_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
     """End of the run from i of code points having any of the ``mask`` classes."""
-    while i < n and hfg_props(t[i]) & mask:
+    while i < n and _props(t[i]) & mask:
         i += 1
     return i
 
 
-cdef inline int64_t _run_other(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _run_other(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     """End of the run from i of ``[^\\s\\p{L}\\p{N}]``."""
-    while i < n and not (hfg_props(t[i]) & _LNS):
+    while i < n and not (_props(t[i]) & _LNS):
         i += 1
     return i
 
 
-cdef inline int64_t _run_non_space(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _run_non_space(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     """End of the run from i of ``\\S``."""
-    while i < n and not (hfg_props(t[i]) & HFG_S):
+    while i < n and not (_props(t[i]) & HFG_S):
         i += 1
     return i
 
 
-cdef inline int64_t _run_newlines(const uint32_t* t, int64_t i, int64_t n, bint slash) noexcept nogil:
+cdef inline int64_t _run_newlines(const unit_t* t, int64_t i, int64_t n, bint slash) noexcept nogil:
     """End of ``[\\r\\n]*`` (``[\\r\\n/]*`` with slash) from i."""
     while i < n and (t[i] == _CR or t[i] == _LF or (slash and t[i] == _SLASH)):
         i += 1
     return i
 
 
-cdef inline int64_t _spaces(const uint32_t* t, int64_t i, int64_t j, int64_t n) noexcept nogil:
+cdef inline int64_t _spaces(const unit_t* t, int64_t i, int64_t j, int64_t n) noexcept nogil:
     """``\\s+(?!\\S)|\\s+`` at i, where [i, j) is the whole whitespace run from i: the run but its
     last code point when a non-space follows (that one begins the next word), else the run."""
     if j < n and j - i > 1:
@@ -118,7 +138,7 @@ cdef inline int64_t _spaces(const uint32_t* t, int64_t i, int64_t j, int64_t n) 
     return j
 
 
-cdef inline int64_t _newline_spaces(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _newline_spaces(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     """``\\s*[\\r\\n]|\\s+(?!\\S)|\\s+`` (and o200k's ``\\s*[\\r\\n]+|...``, the same words) at i, a
     whitespace code point: up to the last CR/LF of the run when it has one (greedy ``\\s*`` gives
     back until ``[\\r\\n]`` fits), else :func:`_spaces`."""
@@ -143,7 +163,7 @@ cdef inline bint _contraction3(uint16_t q, uint16_t r) noexcept nogil:
 
 # ---- one word from i (0 <= i < n): its end ----
 
-cdef inline int64_t _digits_other_spaces(const uint32_t* t, int64_t i, int64_t n, uint16_t p, uint32_t c,
+cdef inline int64_t _digits_other_spaces(const unit_t* t, int64_t i, int64_t n, uint16_t p, uint32_t c,
                                          bint slash) noexcept nogil:
     """The alternatives after the letters, alike in gpt4 and o200k, at t[i] = c (properties p):
     digits ``\\p{N}{1,3}``; other characters with one optional space before them and the line
@@ -151,42 +171,42 @@ cdef inline int64_t _digits_other_spaces(const uint32_t* t, int64_t i, int64_t n
     cdef int64_t j
     if p & HFG_N:
         j = i + 1
-        while j < n and j < i + 3 and hfg_props(t[j]) & HFG_N:
+        while j < n and j < i + 3 and _props(t[j]) & HFG_N:
             j += 1
         return j
     if not (p & _LNS):
         return _run_newlines(t, _run_other(t, i + 1, n), n, slash)
-    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & _LNS):
+    if c == _SPACE and i + 1 < n and not (_props(t[i + 1]) & _LNS):
         return _run_newlines(t, _run_other(t, i + 2, n), n, slash)
     return _newline_spaces(t, i, n)    # p is \\s here
 
 
-cdef inline int64_t _gpt4_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     cdef uint32_t c = t[i]
-    cdef uint16_t p = hfg_props(c)
+    cdef uint16_t p = _props(c)
     cdef uint16_t q
     cdef int64_t j
     # '(?i:[sdmt]|ll|ve|re)
     if c == _APOSTROPHE and i + 1 < n:
-        q = hfg_props(t[i + 1])
+        q = _props(t[i + 1])
         if _contraction2(q):
             return i + 2
-        if i + 2 < n and _contraction3(q, hfg_props(t[i + 2])):
+        if i + 2 < n and _contraction3(q, _props(t[i + 2])):
             return i + 3
     # [^\r\n\p{L}\p{N}]?+\p{L}+ : the possessive prefix, once taken, is never given back
     if p & HFG_L:
         return _run(t, i + 1, n, HFG_L)
     if not (p & HFG_N) and c != _CR and c != _LF:
-        if i + 1 < n and hfg_props(t[i + 1]) & HFG_L:
+        if i + 1 < n and _props(t[i + 1]) & HFG_L:
             return _run(t, i + 2, n, HFG_L)
         # else: the prefix stays taken and \p{L}+ fails; the alternative fails
     return _digits_other_spaces(t, i, n, p, c, False)
 
 
-cdef inline int64_t _gpt2_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _gpt2_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     cdef uint32_t c = t[i]
     cdef uint32_t d, e
-    cdef uint16_t p = hfg_props(c)
+    cdef uint16_t p = _props(c)
     cdef int64_t start = i
     # '(?:[sdmt]|ll|ve|re), case-sensitive
     if c == _APOSTROPHE and i + 1 < n:
@@ -198,9 +218,9 @@ cdef inline int64_t _gpt2_word(const uint32_t* t, int64_t i, int64_t n) noexcept
             if (d == 0x6C and e == 0x6C) or ((d == 0x76 or d == 0x72) and e == 0x65):   # ll ve re
                 return i + 3
     #  ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+ : a space followed by a non-space joins its word
-    if c == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & HFG_S):
+    if c == _SPACE and i + 1 < n and not (_props(t[i + 1]) & HFG_S):
         start = i + 1
-        p = hfg_props(t[start])
+        p = _props(t[start])
     if p & HFG_L:
         return _run(t, start + 1, n, HFG_L)
     if p & HFG_N:
@@ -211,47 +231,47 @@ cdef inline int64_t _gpt2_word(const uint32_t* t, int64_t i, int64_t n) noexcept
     return _spaces(t, i, _run(t, i + 1, n, HFG_S), n)
 
 
-cdef inline int64_t _whitespace_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _whitespace_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     #  ?\S+
-    if t[i] == _SPACE and i + 1 < n and not (hfg_props(t[i + 1]) & HFG_S):
+    if t[i] == _SPACE and i + 1 < n and not (_props(t[i + 1]) & HFG_S):
         return _run_non_space(t, i + 2, n)
-    if not (hfg_props(t[i]) & HFG_S):
+    if not (_props(t[i]) & HFG_S):
         return _run_non_space(t, i + 1, n)
     # \s+(?!\S)|\s+
     return _spaces(t, i, _run(t, i + 1, n, HFG_S), n)
 
 
-cdef inline int64_t _o200k_suffix(const uint32_t* t, int64_t e, int64_t n) noexcept nogil:
+cdef inline int64_t _o200k_suffix(const unit_t* t, int64_t e, int64_t n) noexcept nogil:
     """End of the optional ``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` from e."""
     cdef uint16_t q
     if e + 1 < n and t[e] == _APOSTROPHE:
-        q = hfg_props(t[e + 1])
+        q = _props(t[e + 1])
         if _contraction2(q):      # 's 't 'm 'd
             return e + 2
-        if e + 2 < n and _contraction3(q, hfg_props(t[e + 2])):      # 're 've 'll
+        if e + 2 < n and _contraction3(q, _props(t[e + 2])):      # 're 've 'll
             return e + 3
     return e
 
 
-cdef inline int64_t _o200k_upper_lower(const uint32_t* t, int64_t s, int64_t n) noexcept nogil:
+cdef inline int64_t _o200k_upper_lower(const unit_t* t, int64_t s, int64_t n) noexcept nogil:
     """``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+`` from s: its end, or -1.
 
     The greedy first class takes its whole run [s, u); the second needs one code point after it,
     else the first gives back until it ends before one of the classes' common code points (Lm,
     Lo, M), which then is the whole second part (the code point after it is Lu/Lt, or u)."""
     cdef int64_t u = _run(t, s, n, HFG_UPPER)
-    if u < n and hfg_props(t[u]) & HFG_LOWER:
+    if u < n and _props(t[u]) & HFG_LOWER:
         return _run(t, u + 1, n, HFG_LOWER)
     while u > s:
         u -= 1
-        if hfg_props(t[u]) & HFG_LOWER:
+        if _props(t[u]) & HFG_LOWER:
             return u + 1
     return -1
 
 
-cdef inline int64_t _o200k_word(const uint32_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _o200k_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
     cdef uint32_t c = t[i]
-    cdef uint16_t p = hfg_props(c)
+    cdef uint16_t p = _props(c)
     cdef bint prefix = not (p & (HFG_L | HFG_N)) and c != _CR and c != _LF   # [^\r\n\p{L}\p{N}]
     cdef int64_t e
     # [^\r\n\p{L}\p{N}]?[UPPER]*[LOWER]+(?i:'s|...)? : with the prefix if it fits, then without
@@ -264,21 +284,14 @@ cdef inline int64_t _o200k_word(const uint32_t* t, int64_t i, int64_t n) noexcep
         if e >= 0:
             return _o200k_suffix(t, e, n)
     # [^\r\n\p{L}\p{N}]?[UPPER]+[LOWER]*(?i:'s|...)?
-    if prefix and i + 1 < n and hfg_props(t[i + 1]) & HFG_UPPER:
+    if prefix and i + 1 < n and _props(t[i + 1]) & HFG_UPPER:
         return _o200k_suffix(t, _run(t, _run(t, i + 2, n, HFG_UPPER), n, HFG_LOWER), n)
     if p & HFG_UPPER:
         return _o200k_suffix(t, _run(t, _run(t, i + 1, n, HFG_UPPER), n, HFG_LOWER), n)
     return _digits_other_spaces(t, i, n, p, c, True)
 
 
-cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
-    """Appends to ``ends`` the end offset (exclusive, in code points from ``text``) of each word of
-    text[0:n] under ``pattern`` (a PATTERN_* id); returns the number of words appended.
-
-    Raises (as -1 with the Python exception set):
-        ValueError: ``pattern`` is not a PATTERN_* id with a native scanner (takes the GIL).
-        MemoryError: ``ends`` could not grow (std::bad_alloc).
-    """
+cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
     cdef int64_t i = 0
     cdef int64_t count = 0
     if pattern == PATTERN_GPT4:
@@ -305,6 +318,23 @@ cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[in
         with gil:
             raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
     return count
+
+
+cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
+    """Appends to ``ends`` the end offset (exclusive, in code points from ``text``) of each word of
+    text[0:n] under ``pattern`` (a PATTERN_* id); returns the number of words appended.
+
+    Raises (as -1 with the Python exception set):
+        ValueError: ``pattern`` is not a PATTERN_* id with a native scanner (takes the GIL).
+        MemoryError: ``ends`` could not grow (std::bad_alloc).
+    """
+    return _split(pattern, text, n, ends)
+
+
+cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
+    """:func:`split_words` of a text whose code points are all below 256, given as one byte
+    each (a str's own data when its kind is 1: nothing to widen)."""
+    return _split(pattern, text, n, ends)
 
 
 def native_pattern_id(str pattern not None) -> int:
@@ -336,19 +366,19 @@ def split(str pattern not None, str text not None) -> list:
     cdef const uint32_t* units
     cdef vector[int64_t] ends
     cdef int64_t k
-    if kind == 4:
-        units = <const uint32_t*>data
+    if kind == 1:
+        with nogil:
+            split_words_latin1(pattern_id, <const uint8_t*>data, n, ends)
     else:
-        wide.resize(n)
-        if kind == 1:
-            for k in range(n):
-                wide[k] = (<const unsigned char*>data)[k]
+        if kind == 4:
+            units = <const uint32_t*>data
         else:
+            wide.resize(n)
             for k in range(n):
                 wide[k] = (<const unsigned short*>data)[k]
-        units = wide.data()
-    with nogil:
-        split_words(pattern_id, units, n, ends)
+            units = wide.data()
+        with nogil:
+            split_words(pattern_id, units, n, ends)
     cdef list words = []
     cdef int64_t start = 0, end
     for end in ends:
