@@ -44,11 +44,15 @@ def worker_ours(files: list[str], total_vocab: int, threads: int, max_len: int) 
     counted = time.perf_counter()
     tok = trainer.train_from_counts(wc)
     done = time.perf_counter()
-    info, took = tok.training_info, trainer.timings
+    info, took, core = tok.training_info, trainer.timings, trainer.core
     return {"wall_s": done - started, "count_s": counted - started, "setup_s": took["setup_seconds"],
             "solve_s": took["train_seconds"] - took["setup_seconds"], "distinct_words": info["distinct_words"],
             "candidates": info["candidates"], "occurrences": info["occurrences"], "vocab": tok.vocab_size,
-            "native_mb": trainer.core.memory_bytes() / 2**20}
+            "native_mb": core.memory_bytes() / 2**20, "objective": info["objective_tokens"],
+            # candidates on demand (absent before it): builds, and candidates / occurrences over all builds
+            "builds": getattr(core, "n_builds", 1),
+            "candidates_built": getattr(core, "n_candidates_built", info["candidates"]),
+            "occurrences_built": getattr(core, "n_occurrences_built", info["occurrences"])}
 
 
 def worker_bpe(files: list[str], total_vocab: int, threads: int, max_len: int) -> dict:
@@ -134,14 +138,15 @@ def main() -> None:
           f"\n# {machine()}\n# {time.strftime('%Y-%m-%d %H:%M %Z')}; load average before "
           f"{' '.join(f'{x:.2f}' for x in load_before)}, after {' '.join(f'{x:.2f}' for x in load)}")
     print("| corpus | MB | distinct words | BpeTrainer s | ours s (count + setup + solve) | time ours / BPE "
-          "| BPE peak RSS MB | ours peak RSS MB | RSS ours / BPE | candidates | occurrences |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+          "| BPE peak RSS MB | ours peak RSS MB | RSS ours / BPE | candidates built (first build) | occurrences built "
+          "| builds |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         o, b = r["ours"], r["bpe"]
         print(f"| {r['corpus']} | {r['mb']:.1f} | {o['distinct_words']:,} | {b['wall_s']:.2f} | {o['wall_s']:.2f} "
               f"({o['count_s']:.2f} + {o['setup_s']:.2f} + {o['solve_s']:.2f}) | {o['wall_s'] / b['wall_s']:.2f} "
               f"| {b['peak_rss_mb']:.0f} | {o['peak_rss_mb']:.0f} | {o['peak_rss_mb'] / b['peak_rss_mb']:.2f} "
-              f"| {o['candidates']:,} | {o['occurrences']:,} |")
+              f"| {o['candidates_built']:,} ({o['candidates']:,}) | {o['occurrences_built']:,} | {o['builds']} |")
     print("\nGoals on the mix (issue 15): time ours / BPE <= 1, RSS ours / BPE <= 1.5.")
     if args.json:
         print(json.dumps({"machine": machine(), "load_average_before": load_before, "load_average": load,
