@@ -84,9 +84,9 @@ def test_rebuilds_lower_the_threshold_until_nothing_is_left():
 
 
 def test_automatic_threshold():
-    assert auto_threshold(10**9, 5000) == 10**9 // (5000 * 16)
-    assert auto_threshold(10**9, 10) == 10**9 // (1000 * 16)      # at least 1000 steps assumed
-    assert auto_threshold(30_000, 1000) == 0                        # tiny corpora: all of T
+    assert auto_threshold(10**9, 5000) == 10**9 // 5000
+    assert auto_threshold(10**9, 10) == 10**9 // 1000      # at least 1000 steps assumed
+    assert auto_threshold(1_000, 1000) == 0                 # tiny corpora: all of T
 
 
 def test_trainer_option_builds_all_of_t_when_asked(english_counts):
@@ -104,9 +104,11 @@ def test_trainer_option_builds_all_of_t_when_asked(english_counts):
 @given(words=st.dictionaries(st.text("abc", min_size=1, max_size=9), st.integers(1, 50), min_size=1, max_size=14),
        max_len=st.integers(2, 6), threshold=st.integers(0, 400), relaxed=st.booleans(),
        min_frequency=st.integers(1, 3), chunks=st.lists(st.integers(1, 6), min_size=1, max_size=5),
-       threads=st.sampled_from([1, 2]))
+       threads=st.sampled_from([1, 2]), pinned=st.lists(st.text("abc", min_size=2, max_size=4), max_size=2, unique=True),
+       candidates=st.none() | st.lists(st.text("abc", min_size=2, max_size=7), max_size=8, unique=True))
 def test_on_demand_equals_all_candidates_on_random_tables(words, max_len, threshold, relaxed, min_frequency,
-                                                          chunks, threads):
-    options = {"max_len": max_len, "relaxed": relaxed, "min_frequency": min_frequency}
+                                                          chunks, threads, pinned, candidates):
+    options = {"max_len": max_len, "relaxed": relaxed, "min_frequency": min_frequency, "pinned": pinned,
+               "candidates": candidates}
     expected = trained(make_core(words, threshold=0, **options), chunks)
     assert trained(make_core(words, threshold=threshold, num_threads=threads, **options), chunks) == expected

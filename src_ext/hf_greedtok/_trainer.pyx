@@ -27,22 +27,49 @@ points), compared only when two scores are equal.
 The argmax is therefore a function of the exact scores alone, whatever the heap's layout or
 the order of its pushes: the setup builds the heap bottom-up (Floyd), not by pushes.
 
+Candidates on demand (``threshold``). Most substrings of a corpus (those of rare words) can
+never be picked, so only candidates whose gain bound reaches a threshold are built: their
+occurrence lists, scores and heap entries. The bound of T at the time t0 of a build is
+    B(T) = sum over T's occurrences o (in word W) of COUNT(W) * u(o),
+u(o) = the uncovered gaps inside o, or 0 when a gap at o's ends is covered (GreedWMC: no such
+0, it ignores CANCOVER). Covered gaps stay covered, so u(o) never rises after t0, and SCORE
+counts pairwise non-overlapping occurrences allowed by CANCOVER, each worth u(o): for every
+later state, R(T) <= B(T). (Scores themselves may rise; B only falls.) A candidate not built
+therefore scores below the threshold for the rest of the run, and a step whose best built
+score reaches the threshold picks Algorithm 1's argmax, ties included. When the best built
+score falls below it (or none is left), everything is rebuilt in the current state with a
+threshold at most that score and at most a quarter of the old one; threshold 0 builds all of
+T and is final. Ranked tokens are kept as (position, length), so a rebuild renumbers
+candidates freely. The first threshold comes from the caller (``auto_threshold``: from the
+initial objective and the number of steps expected); it affects time and memory only.
+
+The walk that finds the candidates goes one length at a time and extends a substring of
+length d only if its node can have a descendant worth building: its occurrences' windows of
+max_walk singletons hold enough uncovered gaps (sum of COUNT(W) * uncovered gaps, >= the
+threshold, bounds B of every descendant, whose occurrences lie inside those windows) and its
+frequency reaches min_frequency. Positions where no occurrence can ever be covered (the gap
+before them is covered) are not walked at all. Whether a node is extended depends on the node
+only, so every node created has all its occurrences counted.
+
 Parallel setup (``num_threads``). Candidates, occurrence lists and initial scores are built
 in phases whose tasks run on their own threads without the GIL (``_parallel.h``), each writing
 only what it owns, so nothing depends on scheduling:
 * pass 1 (the trie walk) is split by the first singleton of a substring: all substrings that
   start with one singleton form one subtree, so each partition builds its own trie over the
   positions whose singleton it owns. Candidate ids are then assigned in the order one trie
-  would have created the nodes (by the position and depth where each was first walked), which
+  would have created the nodes (by the depth and position where each was first walked), which
   the partitions' creation orders merge into; ids are the same for every thread count;
 * word-major lists are written per range of words, candidate-major lists and initial scores
   per range of candidates (integer sums, exact in any grouping).
 A task's error (MemoryError included) is raised in the caller once all tasks have stopped.
 
 Sizes: positions are int32 (at most 2**31 - 1 singletons), occurrence offsets uint32 (at most
-2**32 - 1 occurrences), start positions inside a word uint16. Per candidate: length 2, position
-4, score 8, selected 1, occurrence offset 4 and one 12-byte heap entry = 31 bytes; per
-occurrence: 4 (candidate-major position) + 4 + 2 (word-major candidate and start) = 10 bytes.
+2**32 - 1 occurrences), start positions inside a word uint16. Per built candidate: length 2,
+position 4, score 8, selected 1, occurrence offset 4 and one 12-byte heap entry = 31 bytes; per
+built occurrence: 4 (candidate-major position) + 4 + 2 (word-major candidate and start) = 10
+bytes; per corpus position: 4 (its word) + 1 (its gap). While building, per trie node: 8-16
+(hash slot, half empty) + 2 + 1 + 24 + 4 + 4 (depth, flags, three sums, occurrences, first
+walk), and 8 per position still walked.
 
 GreedWMC (``relaxed=True``). The same machinery runs the greedy (1 - 1/e) algorithm for the
 weighted maximum coverage relaxation of Section 4.2.1 [Hoc96, Section 3.9]: the gain of a token
@@ -84,6 +111,7 @@ cdef enum:
     FLAG_PATH = 4          # a proper prefix of a pinned token: always extended by the walk
     FLAG_SELECTED = 8      # a token already ranked (rebuilds): never a candidate again
     FLAG_EXTEND = 16       # the walk extended this node (frequent enough, or on a pinned path)
+    FLAG_KEEP = 32         # a candidate of this build
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
 # A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
@@ -93,7 +121,6 @@ cdef int64_t PARALLEL_MIN_OCCURRENCES = 1024
 # A rebuild lowers the threshold at least this many times (see "Candidates on demand").
 cdef int64_t LAZY_RATIO = 4
 AUTO_MIN_STEPS = 1000
-AUTO_DIVISOR = 16
 BUILD_PHASES = ("plan", "walk", "candidates", "word_lists", "candidate_lists", "scores", "heap")
 
 
@@ -222,6 +249,13 @@ cdef class GreedTokCore:
         num_threads: threads for building the candidates, their occurrence lists and initial
             scores (>= 1). Candidate ids, scores, the ranking, the gains and the objective are
             the same for every thread count (see "Parallel setup" in the module docstring).
+        threshold: candidates on demand (module docstring): the first build's threshold,
+            count-weighted singletons saved; 0 builds every candidate at once, -1 (default)
+            takes ``auto_threshold(initial_objective, expected_steps)``. The ranking, gains and
+            objective do not depend on it; ``n_candidates``, ``n_occurrences`` and ``scores()``
+            cover the candidates built (after the last rebuild), ``n_builds``,
+            ``n_candidates_built`` and ``n_occurrences_built`` count builds and their sums.
+        expected_steps: how many steps the caller means to run (a hint for ``threshold=-1``).
 
     Raises:
         ValueError: a word longer than 65535 singletons, a count < 1, bad offsets or limits,
@@ -285,7 +319,9 @@ cdef class GreedTokCore:
     cdef vector[uint32_t] b_allow_units
     cdef vector[int64_t] b_allow_off
     cdef vector[int32_t] b_cpref         # covered gaps before each corpus position (prefix sums)
-    cdef vector[int64_t] b_rank_part     # ranked token -> partition (rebuilds)
+    cdef int64_t b_n_allowed_end         # specials: pinned, allowed, then ranked tokens (rebuilds)
+    cdef vector[vector[int32_t]] b_occ_pos    # per partition: the occurrences of kept nodes,
+    cdef vector[vector[int32_t]] b_occ_node   # as (corpus position, node), found by the walk
     cdef vector[uint8_t] b_pos_part      # corpus position -> partition (empty if one partition)
     cdef vector[uint8_t] b_special_part  # pinned, then allowed token -> partition
     cdef vector[int32_t] b_special_node  # pinned, then allowed token -> its node
@@ -436,20 +472,15 @@ cdef class GreedTokCore:
         self._plan()
         self.build_clock[1] = _now()
         self._run_tasks(_task_walk)
+        for t in range(self.n_tasks):        # the nodes' arrays and occurrences say all that is needed now
+            (<HashTrie>self.b_tries[t]).release()
         self.build_clock[2] = _now()
         self._merge_nodes()
         self.build_clock[3] = _now()
+        self._scatter_words()
         # word ranges of about equal numbers of singletons
         _balanced_bounds(self.word_off.data(), self.n_words, self.n_tasks, self.b_word_bounds)
-        self.wm_off.clear()
-        self.wm_off.resize(self.n_words + 1, 0)
-        self._run_tasks(_task_count_words)
-        for w in range(self.n_words):
-            self.wm_off[w + 1] += self.wm_off[w]
-        self.wm_cand.resize(self.n_occurrences)
-        self.wm_start.resize(self.n_occurrences)
-        self._run_tasks(_task_fill_words)
-        # the tries are done with: free them before the next allocations
+        self._run_tasks(_task_sort_words)
         self._free_walk_state()
         self.build_clock[4] = _now()
         # candidate ranges of about equal numbers of occurrences
@@ -500,13 +531,16 @@ cdef class GreedTokCore:
         self.b_first.shrink_to_fit()
         self.b_node_cand.clear()
         self.b_node_cand.shrink_to_fit()
+        self.b_occ_pos.clear()
+        self.b_occ_pos.shrink_to_fit()
+        self.b_occ_node.clear()
+        self.b_occ_node.shrink_to_fit()
 
     cdef void _free_build_state(self) noexcept nogil:
         self._free_walk_state()
         self.b_tries.clear()
         self.b_tries.shrink_to_fit()
         _free(self.b_cursor)
-        _free(self.b_rank_part)
         _free(self.b_cpref)
         self.b_special_part.clear()
         self.b_special_part.shrink_to_fit()
@@ -514,13 +548,18 @@ cdef class GreedTokCore:
         self.b_special_node.shrink_to_fit()
 
     cdef inline const uint32_t* _special(self, int64_t q, int64_t* n) noexcept nogil:
-        """Singletons of pinned token q (q < n_pinned) or allowed token q - n_pinned."""
+        """Singletons of pinned token q (q < n_pinned), allowed token q - n_pinned, or (after
+        them, rebuilds only) ranked token q - n_allowed_end."""
         if q < self.b_n_pinned:
             n[0] = self.b_pin_off[q + 1] - self.b_pin_off[q]
             return self.units.data() + self.b_pin_off[q]
-        q -= self.b_n_pinned
-        n[0] = self.b_allow_off[q + 1] - self.b_allow_off[q]
-        return self.b_allow_units.data() + self.b_allow_off[q]
+        if q < self.b_n_allowed_end:
+            q -= self.b_n_pinned
+            n[0] = self.b_allow_off[q + 1] - self.b_allow_off[q]
+            return self.b_allow_units.data() + self.b_allow_off[q]
+        q -= self.b_n_allowed_end
+        n[0] = self.rank_len[q]
+        return self.units.data() + self.rank_pos[q]
 
     cdef int _plan(self) except -1 nogil:
         """The walk's limits, and the partition of every corpus position, special token and
@@ -532,7 +571,8 @@ cdef class GreedTokCore:
         they are balanced by steps (largest first, each to the lightest partition so far).
         """
         self.b_n_pinned = <int64_t>self.b_pin_off.size() - 1
-        self.b_n_special = self.b_n_pinned + <int64_t>self.b_allow_off.size() - 1
+        self.b_n_allowed_end = self.b_n_pinned + <int64_t>self.b_allow_off.size() - 1
+        self.b_n_special = self.b_n_allowed_end + <int64_t>self.rank_pos.size()
         self.b_create_limit = 0 if self.b_restrict else self.b_max_len
         self.b_max_walk = self.b_create_limit
         cdef int64_t q, n, w, i, off
@@ -544,8 +584,6 @@ cdef class GreedTokCore:
         self.b_cpref[0] = 0
         for i in range(self.word_off[self.n_words]):
             self.b_cpref[i + 1] = self.b_cpref[i] + self.cov[i]
-        self.b_rank_part.clear()
-        self.b_rank_part.resize(self.rank_pos.size(), 0)
         self.b_special_node.clear()
         self.b_special_node.resize(self.b_n_special, 0)
         self.b_special_part.clear()
@@ -555,6 +593,8 @@ cdef class GreedTokCore:
         self.b_flags.resize(P)
         self.b_freq.resize(P)
         self.b_occ.resize(P)
+        self.b_occ_pos.resize(P)
+        self.b_occ_node.resize(P)
         self.b_first.resize(P)
         self.b_node_cand.resize(P)
         if P == 1:
@@ -601,15 +641,14 @@ cdef class GreedTokCore:
         for q in range(self.b_n_special):
             seq = self._special(q, &n)
             self.b_special_part[q] = slot_part[self.b_slots.child(0, seq[0])]
-        for q in range(<int64_t>self.rank_pos.size()):
-            self.b_rank_part[q] = slot_part[self.b_slots.child(0, self.units[self.rank_pos[q]])]
         self.b_slots.release()
         return 0
 
     cdef int _walk_part(self, HashTrie trie, int t) except -1 nogil:
         """Pass 1 over partition t: its pinned and allowed tokens, then, one length at a time,
         the substrings of length 1..max_walk starting at its positions, with count-weighted
-        frequencies and occurrence counts; ranked tokens (rebuilds) are flagged last.
+        frequencies and occurrence counts, and the occurrences of the nodes kept as candidates
+        (see _merge_nodes for which).
 
         Length d extends only the substrings of length d - 1 whose node reached f_min (or lies
         on a pinned token's path): the others have no descendant worth materialising (see
@@ -641,8 +680,10 @@ cdef class GreedTokCore:
                     _new_node(depth, flags, freq, occ, first, j + 1, <int32_t>(q - self.b_n_special))
             if q < self.b_n_pinned:
                 flags[0][node] |= FLAG_PINNED
-            else:
+            elif q < self.b_n_allowed_end:
                 flags[0][node] |= FLAG_ALLOWED
+            else:
+                flags[0][node] |= FLAG_SELECTED
             self.b_special_node[q] = node
         cdef const uint32_t* units = self.units.data()
         cdef const int64_t* word_off = self.word_off.data()
@@ -651,9 +692,15 @@ cdef class GreedTokCore:
         cdef const int32_t* cpref = self.b_cpref.data()
         cdef int64_t create_limit = self.b_create_limit, max_walk = self.b_max_walk, cnt, wl
         cdef int64_t* nw
+        cdef uint8_t fl
+        cdef vector[int32_t]* occ_pos = &self.b_occ_pos[t]
+        cdef vector[int32_t]* occ_node = &self.b_occ_node[t]
         cdef vector[int32_t] live_pos, live_node     # the substrings still being extended
+        # Positions that can start no occurrence ever again are left out, unless min_frequency
+        # needs every occurrence counted (they then add to freq only).
+        cdef bint walk_dead = self.b_min_freq > 1
         for p in range(self.word_off[self.n_words]):
-            if (one_part or self.b_pos_part[p] == t) and self._live_start(p):
+            if (one_part or self.b_pos_part[p] == t) and (walk_dead or self._live_start(p)):
                 live_pos.push_back(<int32_t>p)
         live_node.clear()
         live_node.resize(live_pos.size(), 0)
@@ -677,32 +724,33 @@ cdef class GreedTokCore:
                 cnt = self.counts[w]
                 nw = freq.data() + 3 * child
                 nw[0] += cnt
-                if d >= 2 and (self.relaxed or p + d == end or not cov[p + d - 1]):
-                    nw[1] += cnt * ((d - 1) - (cpref[p + d - 1] - cpref[p]))
-                wl = min(max_walk, end - p)
-                nw[2] += cnt * ((wl - 1) - (cpref[p + wl - 1] - cpref[p]))
+                if not walk_dead or self._live_start(p):
+                    if d >= 2 and (self.relaxed or p + d == end or not cov[p + d - 1]):
+                        nw[1] += cnt * ((d - 1) - (cpref[p + d - 1] - cpref[p]))
+                    wl = min(max_walk, end - p)
+                    nw[2] += cnt * ((wl - 1) - (cpref[p + wl - 1] - cpref[p]))
                 occ[0][child] += 1
                 live_pos[m] = <int32_t>p
                 live_node[m] = child
                 m += 1
             live_pos.resize(m)
             live_node.resize(m)
-            # the nodes of length d are complete: decide which are extended to length d + 1
+            # The nodes of length d are complete: which are extended to length d + 1, which
+            # are candidates (their occurrences recorded).
             for j in range(m):
                 node = live_node[j]
                 nw = freq.data() + 3 * node
-                if (nw[0] >= self.b_min_freq and nw[2] >= self.threshold) or flags[0][node] & FLAG_PATH:
-                    flags[0][node] |= FLAG_EXTEND
-        for q in range(<int64_t>self.rank_pos.size()):
-            if not one_part and self.b_rank_part[q] != t:
-                continue
-            node = 0
-            for j in range(self.rank_len[q]):
-                node = trie.child(node, units[self.rank_pos[q] + j])
-                if node < 0:
-                    break
-            if node > 0:
-                flags[0][node] |= FLAG_SELECTED
+                fl = flags[0][node]
+                if (nw[0] >= self.b_min_freq and nw[2] >= self.threshold) or fl & FLAG_PATH:
+                    fl |= FLAG_EXTEND
+                if d < 2 or fl & FLAG_SELECTED:
+                    pass
+                elif fl & FLAG_PINNED or (nw[0] >= self.b_min_freq and nw[1] >= self.threshold and (
+                        fl & FLAG_ALLOWED or (not self.b_restrict and d <= self.b_max_len))):
+                    fl |= FLAG_KEEP
+                    occ_pos.push_back(live_pos[j])
+                    occ_node.push_back(node)
+                flags[0][node] = fl
         return 0
 
     cdef int _merge_nodes(self) except -1 nogil:
@@ -715,13 +763,13 @@ cdef class GreedTokCore:
         and each partition created its nodes in increasing order of them, so merging the
         partitions by that key gives the single-trie order whatever the partitioning.
 
-        Kept: the nodes of length >= 2 not ranked yet whose bound freq * (length - 1) reaches
-        the threshold (and freq min_frequency), pinned tokens always.
+        Kept (flagged by the walk): the nodes of length >= 2 not ranked yet whose bound B (module
+        docstring) reaches the threshold and whose frequency reaches min_frequency, derived
+        (length <= max_token_length) or allowed; pinned tokens always, even never walked.
         """
         cdef int P = self.n_tasks, t, best
         cdef int64_t x, m
         cdef uint8_t fl
-        cdef bint keep
         cdef vector[vector[int32_t]] kept       # per partition, its candidate nodes in order
         kept.resize(P)
         for t in range(P):
@@ -729,15 +777,7 @@ cdef class GreedTokCore:
             self.b_node_cand[t].resize(self.b_depth[t].size(), -1)
             for x in range(1, <int64_t>self.b_depth[t].size()):
                 fl = self.b_flags[t][x]
-                if self.b_depth[t][x] < 2 or fl & FLAG_SELECTED:
-                    keep = False
-                elif fl & FLAG_PINNED:
-                    keep = True
-                elif self.b_freq[t][3 * x] < self.b_min_freq or self.b_freq[t][3 * x + 1] < self.threshold:
-                    keep = False
-                else:
-                    keep = (fl & FLAG_ALLOWED) != 0 or (not self.b_restrict and self.b_depth[t][x] <= self.b_max_len)
-                if keep:
+                if fl & FLAG_KEEP or (fl & FLAG_PINNED and not fl & FLAG_SELECTED):
                     kept[t].push_back(<int32_t>x)
             _free(self.b_freq[t])
         cdef int64_t total = 0
@@ -800,59 +840,48 @@ cdef class GreedTokCore:
         stay covered. (GreedWMC ignores CANCOVER: every position stays live.)"""
         return self.relaxed or p == self.word_off[self.word_of_pos[p]] or not self.cov[p - 1]
 
-    cdef int _walk_from(self, int64_t p, int64_t walk, vector[uint64_t]* out, int64_t i) except -1 nogil:
-        """The candidates starting at corpus position p (of length <= walk), as the walk found
-        them: follows the trie while the nodes are extended; appends (candidate << 16) | i to
-        `out`, or only counts them when `out` is NULL. Returns how many."""
-        cdef int part = self.b_pos_part[p] if self.n_tasks > 1 else 0
-        cdef PyObject* trie = self.b_tries[part]
-        cdef const uint8_t* flags = self.b_flags[part].data()
-        cdef const int32_t* node_cand = self.b_node_cand[part].data()
-        cdef const uint32_t* units = self.units.data()
-        cdef int32_t node = 0
-        cdef int64_t d, k = 0
-        for d in range(1, walk + 1):
-            if not (flags[node] & FLAG_EXTEND):
-                break
-            node = (<HashTrie>trie).child(node, units[p + d - 1])
-            if node < 0:
-                break
-            if d >= 2 and node_cand[node] >= 0:
-                k += 1
-                if out != NULL:
-                    out.push_back((<uint64_t>node_cand[node] << 16) | <uint64_t>i)
-        return k
-
-    cdef int _count_words(self, int t) except -1 nogil:
-        """wm_off[w + 1] = occurrences of candidates in word w, for task t's words."""
-        cdef int64_t w, off, n, i, k
-        for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            k = 0
-            for i in range(n):
-                if self._live_start(off + i):
-                    k += self._walk_from(off + i, min(n - i, self.b_max_walk), NULL, i)
-            self.wm_off[w + 1] = <uint32_t>k
+    cdef int _scatter_words(self) except -1 nogil:
+        """Word-major lists from the occurrences the walk recorded: wm_off, then each
+        occurrence into its word's slice (sorted by _sort_words)."""
+        cdef int t
+        cdef int64_t j, w, k, p
+        self.wm_off.clear()
+        self.wm_off.resize(self.n_words + 1, 0)
+        for t in range(self.n_tasks):
+            for j in range(<int64_t>self.b_occ_pos[t].size()):
+                self.wm_off[self.word_of_pos[self.b_occ_pos[t][j]] + 1] += 1
+        for w in range(self.n_words):
+            self.wm_off[w + 1] += self.wm_off[w]
+        self.wm_cand.resize(self.n_occurrences)
+        self.wm_start.resize(self.n_occurrences)
+        self.b_cursor.assign(self.wm_off.begin(), self.wm_off.end() - 1)
+        for t in range(self.n_tasks):
+            for j in range(<int64_t>self.b_occ_pos[t].size()):
+                p = self.b_occ_pos[t][j]
+                w = self.word_of_pos[p]
+                k = self.b_cursor[w]
+                self.b_cursor[w] += 1
+                self.wm_cand[k] = self.b_node_cand[t][self.b_occ_node[t][j]]
+                self.wm_start[k] = <uint16_t>(p - self.word_off[w])
+            _free(self.b_occ_pos[t])
+            _free(self.b_occ_node[t])
+        _free(self.b_cursor)
         return 0
 
-    cdef int _fill_words(self, int t) except -1 nogil:
-        """Word-major occurrences of task t's words: wm_cand/wm_start sorted by (candidate,
-        start) within each word."""
+    cdef int _sort_words(self, int t) except -1 nogil:
+        """Sort each of task t's words' occurrences by (candidate, start)."""
         cdef vector[uint64_t] local
-        cdef int64_t w, off, n, i, k, r
+        cdef int64_t w, a, b, r
         for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
+            a = self.wm_off[w]
+            b = self.wm_off[w + 1]
             local.clear()
-            for i in range(n):
-                if self._live_start(off + i):
-                    self._walk_from(off + i, min(n - i, self.b_max_walk), &local, i)
+            for r in range(a, b):
+                local.push_back((<uint64_t>self.wm_cand[r] << 16) | <uint64_t>self.wm_start[r])
             cpp_sort(local.begin(), local.end())
-            k = self.wm_off[w]
-            for r in range(<int64_t>local.size()):
-                self.wm_cand[k + r] = <int32_t>(local[r] >> 16)
-                self.wm_start[k + r] = <uint16_t>(local[r] & 0xFFFF)
+            for r in range(a, b):
+                self.wm_cand[r] = <int32_t>(local[r - a] >> 16)
+                self.wm_start[r] = <uint16_t>(local[r - a] & 0xFFFF)
         return 0
 
     cdef int _fill_cands(self, int t) except -1 nogil:
@@ -1272,10 +1301,13 @@ cdef class GreedTokCore:
 
 
 def auto_threshold(int64_t initial_objective, int64_t expected_steps):
-    """The first build's threshold when none is given: initial_objective / (expected_steps *
-    AUTO_DIVISOR), 0 (every candidate) below 2. If the gains of the first expected_steps steps were
-    equal they would be at most initial_objective / expected_steps; real gains fall much faster."""
-    cdef int64_t t = initial_objective // (max(expected_steps, <int64_t>AUTO_MIN_STEPS) * AUTO_DIVISOR)
+    """The first build's threshold when none is given: initial_objective / max(expected_steps,
+    AUTO_MIN_STEPS), 0 (every candidate) below 2. Were the gains of the expected steps all
+    equal, they would be at most that; real gains fall far below it, and the rebuilds that
+    follow happen in states where most positions can no longer start an occurrence, so they
+    are small. Measured on the 43 MB mix and on zh_reviews alone at k = 32,512 (benchmarks/
+    RESULTS.md): a first threshold 16x lower built 2-25x more candidates and was slower."""
+    cdef int64_t t = initial_objective // max(expected_steps, <int64_t>AUTO_MIN_STEPS)
     return t if t >= 2 else 0
 
 
@@ -1294,12 +1326,8 @@ cdef int _task_walk(void* ctx, int t) except -1 nogil:
     return (<GreedTokCore>ctx)._walk_part(<HashTrie>(<GreedTokCore>ctx).b_tries[t], t)
 
 
-cdef int _task_count_words(void* ctx, int t) except -1 nogil:
-    return (<GreedTokCore>ctx)._count_words(t)
-
-
-cdef int _task_fill_words(void* ctx, int t) except -1 nogil:
-    return (<GreedTokCore>ctx)._fill_words(t)
+cdef int _task_sort_words(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._sort_words(t)
 
 
 cdef int _task_fill_cands(void* ctx, int t) except -1 nogil:
