@@ -250,8 +250,8 @@ cdef class GreedTokCore:
             scores (>= 1). Candidate ids, scores, the ranking, the gains and the objective are
             the same for every thread count (see "Parallel setup" in the module docstring).
         threshold: candidates on demand (module docstring): the first build's threshold,
-            count-weighted singletons saved; 0 builds every candidate at once, -1 (default)
-            takes ``auto_threshold(initial_objective, expected_steps)``. The ranking, gains and
+            count-weighted singletons saved; 0 builds every candidate at once, a negative
+            value (default -1) takes ``auto_threshold(initial_objective, expected_steps)``. The ranking, gains and
             objective do not depend on it; ``n_candidates``, ``n_occurrences`` and ``scores()``
             cover the candidates built (after the last rebuild), ``n_builds``,
             ``n_candidates_built`` and ``n_occurrences_built`` count builds and their sums.
@@ -270,7 +270,7 @@ cdef class GreedTokCore:
     cdef vector[int32_t] word_of_pos
     cdef vector[uint8_t] cov
     cdef int64_t n_words
-    cdef readonly int32_t n_candidates
+    cdef readonly int32_t n_candidates      # of the last build
     cdef readonly int64_t n_occurrences
     cdef vector[uint16_t] cand_len
     cdef vector[int32_t] cand_pos        # position of one instance in `units` (< 2**31)
@@ -1270,7 +1270,8 @@ cdef class GreedTokCore:
         return out
 
     def scores(self):
-        """Live scores R(T) of all unselected candidates as {tuple(units): score} (for tests)."""
+        """Live scores R(T) of the unselected candidates of the last build as {tuple(units): score}
+        (for tests; all of T only with ``threshold=0``)."""
         cdef int32_t c
         cdef int64_t pos
         out = {}
