@@ -45,11 +45,14 @@ initial objective and the number of steps expected); it affects time and memory 
 
 The walk that finds the candidates goes one length at a time and extends a substring of
 length d only if its node can have a descendant worth building: its occurrences' windows of
-max_walk singletons hold enough uncovered gaps (sum of COUNT(W) * uncovered gaps, >= the
-threshold, bounds B of every descendant, whose occurrences lie inside those windows) and its
-frequency reaches min_frequency. Positions where no occurrence can ever be covered (the gap
-before them is covered) are not walked at all. Whether a node is extended depends on the node
-only, so every node created has all its occurrences counted.
+the longest length that can still count there hold enough uncovered gaps (sum of COUNT(W) *
+uncovered gaps, >= the threshold, bounds B of every descendant, whose occurrences that can
+count lie inside those windows) and its frequency reaches min_frequency. A position is walked
+only up to that longest length (its reach: the gap before it and the one after the occurrence
+uncovered, or the word's ends; 0 if the gap before it is covered): longer occurrences there
+can never count, add 0 to every bound, and CANCOVER skips them in SCORE and in covering, so
+they may be left out of the lists. Whether a node is extended depends on the node only, so
+every node created has all its occurrences within reach counted.
 
 Parallel setup (``num_threads``). Candidates, occurrence lists and initial scores are built
 in phases whose tasks run on their own threads without the GIL (``_parallel.h``), each writing
@@ -319,6 +322,7 @@ cdef class GreedTokCore:
     cdef vector[uint32_t] b_allow_units
     cdef vector[int64_t] b_allow_off
     cdef vector[int32_t] b_cpref         # covered gaps before each corpus position (prefix sums)
+    cdef vector[uint16_t] b_reach        # longest occurrence that can still count from a position
     cdef int64_t b_n_allowed_end         # specials: pinned, allowed, then ranked tokens (rebuilds)
     cdef vector[vector[int32_t]] b_occ_pos    # per partition: the occurrences of kept nodes,
     cdef vector[vector[int32_t]] b_occ_node   # as (corpus position, node), found by the walk
@@ -542,6 +546,7 @@ cdef class GreedTokCore:
         self.b_tries.shrink_to_fit()
         _free(self.b_cursor)
         _free(self.b_cpref)
+        _free(self.b_reach)
         self.b_special_part.clear()
         self.b_special_part.shrink_to_fit()
         self.b_special_node.clear()
@@ -584,6 +589,7 @@ cdef class GreedTokCore:
         self.b_cpref[0] = 0
         for i in range(self.word_off[self.n_words]):
             self.b_cpref[i + 1] = self.b_cpref[i] + self.cov[i]
+        self._reach()
         self.b_special_node.clear()
         self.b_special_node.resize(self.b_n_special, 0)
         self.b_special_part.clear()
@@ -644,6 +650,28 @@ cdef class GreedTokCore:
         self.b_slots.release()
         return 0
 
+    cdef int _reach(self) except -1 nogil:
+        """b_reach[p]: the longest length L <= max_walk (and the word's end) whose occurrence at p
+        CANCOVER can still allow (the gaps before p and at p + L - 1 uncovered, or the word's
+        ends), 0 if none of length >= 2. Covered gaps stay covered, so no occurrence at p
+        longer than b_reach[p] can ever count again. GreedWMC: every length that fits."""
+        cdef int64_t w, off, end, p, r
+        self.b_reach.resize(self.word_off[self.n_words])
+        for w in range(self.n_words):
+            off = self.word_off[w]
+            end = self.word_off[w + 1]
+            for p in range(off, end):
+                r = min(self.b_max_walk, end - p)
+                if not self.relaxed:
+                    if p > off and self.cov[p - 1]:
+                        r = 0
+                    while r >= 2 and p + r < end and self.cov[p + r - 1]:
+                        r -= 1
+                    if r < 2:
+                        r = 0
+                self.b_reach[p] = <uint16_t>r
+        return 0
+
     cdef int _walk_part(self, HashTrie trie, int t) except -1 nogil:
         """Pass 1 over partition t: its pinned and allowed tokens, then, one length at a time,
         the substrings of length 1..max_walk starting at its positions, with count-weighted
@@ -690,17 +718,20 @@ cdef class GreedTokCore:
         cdef const int32_t* word_of = self.word_of_pos.data()
         cdef const uint8_t* cov = self.cov.data()
         cdef const int32_t* cpref = self.b_cpref.data()
-        cdef int64_t create_limit = self.b_create_limit, max_walk = self.b_max_walk, cnt, wl
+        cdef int64_t create_limit = self.b_create_limit, max_walk = self.b_max_walk, cnt
         cdef int64_t* nw
         cdef uint8_t fl
         cdef vector[int32_t]* occ_pos = &self.b_occ_pos[t]
         cdef vector[int32_t]* occ_node = &self.b_occ_node[t]
         cdef vector[int32_t] live_pos, live_node     # the substrings still being extended
-        # Positions that can start no occurrence ever again are left out, unless min_frequency
-        # needs every occurrence counted (they then add to freq only).
+        # A position is walked only to its reach (_reach): longer occurrences there can never
+        # count, so they add nothing to any bound. With min_frequency > 1 every occurrence is
+        # walked, as freq needs them all (those beyond the reach add to freq only).
         cdef bint walk_dead = self.b_min_freq > 1
+        cdef const uint16_t* reach = self.b_reach.data()
+        cdef int64_t r
         for p in range(self.word_off[self.n_words]):
-            if (one_part or self.b_pos_part[p] == t) and (walk_dead or self._live_start(p)):
+            if (one_part or self.b_pos_part[p] == t) and (walk_dead or reach[p] > 0):
                 live_pos.push_back(<int32_t>p)
         live_node.clear()
         live_node.resize(live_pos.size(), 0)
@@ -711,7 +742,8 @@ cdef class GreedTokCore:
                 node = live_node[j]
                 w = word_of[p]
                 end = word_off[w + 1]
-                if p + d > end or not (flags[0][node] & FLAG_EXTEND):
+                r = reach[p]
+                if p + d > end or not (flags[0][node] & FLAG_EXTEND) or (r < d and not walk_dead):
                     continue
                 if d <= create_limit:
                     child = trie.child_or_add(node, units[p + d - 1])
@@ -724,11 +756,10 @@ cdef class GreedTokCore:
                 cnt = self.counts[w]
                 nw = freq.data() + 3 * child
                 nw[0] += cnt
-                if not walk_dead or self._live_start(p):
-                    if d >= 2 and (self.relaxed or p + d == end or not cov[p + d - 1]):
-                        nw[1] += cnt * ((d - 1) - (cpref[p + d - 1] - cpref[p]))
-                    wl = min(max_walk, end - p)
-                    nw[2] += cnt * ((wl - 1) - (cpref[p + wl - 1] - cpref[p]))
+                if d >= 2 and r >= d and (self.relaxed or p + d == end or not cov[p + d - 1]):
+                    nw[1] += cnt * ((d - 1) - (cpref[p + d - 1] - cpref[p]))
+                if r > d:      # a longer occurrence here can count: its gaps lie in the first r - 1
+                    nw[2] += cnt * ((r - 1) - (cpref[p + r - 1] - cpref[p]))
                 occ[0][child] += 1
                 live_pos[m] = <int32_t>p
                 live_node[m] = child
@@ -833,12 +864,6 @@ cdef class GreedTokCore:
         if fx != fy:
             return fx < fy
         return self.b_depth[t][x] < self.b_depth[u][y]
-
-    cdef inline bint _live_start(self, int64_t p) noexcept nogil:
-        """False when no occurrence starting at corpus position p can ever be covered or
-        scored again: GreedTok's CANCOVER needs the gap before it uncovered, and covered gaps
-        stay covered. (GreedWMC ignores CANCOVER: every position stays live.)"""
-        return self.relaxed or p == self.word_off[self.word_of_pos[p]] or not self.cov[p - 1]
 
     cdef int _scatter_words(self) except -1 nogil:
         """Word-major lists from the occurrences the walk recorded: wm_off, then each
