@@ -56,6 +56,11 @@ class GreedTokTrainer:
         num_threads: threads for the trainer's setup (candidates, occurrence lists, initial
             scores); None (default) uses every core this process may run on. The result is the
             same for every thread count.
+        candidates_on_demand: build only the candidates whose gain bound can still reach the
+            best gain, more as the gains fall (default); False builds all of T at once. The
+            ranking and the objective are the same either way (see the "Candidates on demand"
+            section of :mod:`hf_greedtok._trainer`); ``training_info["candidates"]`` counts the
+            candidates built at first, which is all of T only with False.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
     singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
@@ -78,7 +83,8 @@ class GreedTokTrainer:
                  pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
-                 show_progress: bool = True, num_threads: Optional[int] = None) -> None:
+                 show_progress: bool = True, num_threads: Optional[int] = None,
+                 candidates_on_demand: bool = True) -> None:
         if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
             raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
                              f"got {vocab_size!r}")
@@ -89,6 +95,7 @@ class GreedTokTrainer:
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1 (or None for every core), got {num_threads}")
         self.num_threads = available_cores() if num_threads is None else int(num_threads)
+        self.candidates_on_demand = bool(candidates_on_demand)
         self.vocab_size = int(vocab_size)
         self.max_token_length = int(max_token_length)
         self.min_frequency = int(min_frequency)
@@ -211,7 +218,9 @@ class GreedTokTrainer:
         started = time.perf_counter()
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
-                                  self.candidates is not None, self.relaxed, self.num_threads)
+                                  self.candidates is not None, self.relaxed, self.num_threads,
+                                  threshold=-1 if self.candidates_on_demand else 0,
+                                  expected_steps=self.vocab_size + len(self.pinned))
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
@@ -280,6 +289,7 @@ class GreedTokTrainer:
             "final_vocab_size": model.vocab_size,
             "max_token_length": self.max_token_length, "min_frequency": self.min_frequency,
             "restricted_candidates": self.candidates is not None,
+            "candidates_on_demand": self.candidates_on_demand,
             "covered_gaps": int(core.initial_objective - core.objective),
             **self._corpus_info,
         }

@@ -11,14 +11,16 @@ from hf_greedtok.models import GreedTokModel, pack_units
 
 def make_core(words: dict[str, int], *, max_len: int = 16, candidates: Sequence[str] | None = None,
               pinned: Sequence[str] = (), min_frequency: int = 1, relaxed: bool = False,
-              num_threads: int = 1) -> GreedTokCore:
-    """A trainer core (GreedWMC's if ``relaxed``) over character units (code points) of the words."""
+              num_threads: int = 1, threshold: int = -1, expected_steps: int = 0) -> GreedTokCore:
+    """A trainer core (GreedWMC's if ``relaxed``) over character units (code points) of the words;
+    ``threshold`` 0 builds every candidate at once, -1 picks the first threshold of candidates on
+    demand from ``expected_steps``."""
     units, offsets = pack_units(list(words))
     counts = np.fromiter(words.values(), dtype=np.int64, count=len(words))
     pu, po = pack_units(list(pinned))
     cu, co = pack_units(list(candidates or []))
     return GreedTokCore(units, offsets, counts, max_len, min_frequency, pu, po, cu, co, candidates is not None,
-                        relaxed, num_threads)
+                        relaxed, num_threads, threshold, expected_steps)
 
 
 def core_ranking(core: GreedTokCore) -> list[str]:

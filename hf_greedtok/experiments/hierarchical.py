@@ -112,8 +112,9 @@ def train_hierarchical(domains: Mapping[str, Mapping[str, int]], k: int, *,
         raise ValueError(f"k must be >= 1, got {k}")
 
     def trainer(**kw) -> GreedTokTrainer:
+        # all of T built at once: the report compares the sizes of T (Section 5.4)
         return GreedTokTrainer(k, max_token_length=max_token_length, pre_tokenizer=pre_tokenizer,
-                               show_progress=show_progress, **kw)
+                               show_progress=show_progress, candidates_on_demand=False, **kw)
 
     started = time.perf_counter()
     local = {name: trainer().train_from_counts(wc, source=name) for name, wc in domains.items()}

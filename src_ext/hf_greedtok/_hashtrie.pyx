@@ -10,8 +10,10 @@ cdef class HashTrie:
         while cap < 2 * expected_nodes:
             cap <<= 1
             bits += 1
-        self.keys.assign(cap, _EMPTY_KEY)
-        self.vals.assign(cap, -1)
+        self.keys.clear()       # not assign(n, x): Cython's vector.pxd lacks its except +, so bad_alloc would abort
+        self.keys.resize(cap, _EMPTY_KEY)
+        self.vals.clear()
+        self.vals.resize(cap, -1)
         self.mask = <uint64_t>(cap - 1)
         self.shift = 64 - bits
         self.used = 0
@@ -59,8 +61,10 @@ cdef class HashTrie:
         old_keys.swap(self.keys)
         old_vals.swap(self.vals)
         cdef uint64_t cap = old_keys.size() * 2
-        self.keys.assign(cap, _EMPTY_KEY)
-        self.vals.assign(cap, -1)
+        self.keys.clear()
+        self.keys.resize(cap, _EMPTY_KEY)
+        self.vals.clear()
+        self.vals.resize(cap, -1)
         self.mask = cap - 1
         self.shift -= 1
         cdef uint64_t j, i

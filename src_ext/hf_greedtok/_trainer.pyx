@@ -27,22 +27,52 @@ points), compared only when two scores are equal.
 The argmax is therefore a function of the exact scores alone, whatever the heap's layout or
 the order of its pushes: the setup builds the heap bottom-up (Floyd), not by pushes.
 
+Candidates on demand (``threshold``). Most substrings of a corpus (those of rare words) can
+never be picked, so only candidates whose gain bound reaches a threshold are built: their
+occurrence lists, scores and heap entries. The bound of T at the time t0 of a build is
+    B(T) = sum over T's occurrences o (in word W) of COUNT(W) * u(o),
+u(o) = the uncovered gaps inside o, or 0 when a gap at o's ends is covered (GreedWMC: no such
+0, it ignores CANCOVER). Covered gaps stay covered, so u(o) never rises after t0, and SCORE
+counts pairwise non-overlapping occurrences allowed by CANCOVER, each worth u(o): for every
+later state, R(T) <= B(T). (Scores themselves may rise; B only falls.) A candidate not built
+therefore scores below the threshold for the rest of the run, and a step whose best built
+score reaches the threshold picks Algorithm 1's argmax, ties included. When the best built
+score falls below it (or none is left), everything is rebuilt in the current state with a
+threshold at most that score and at most a quarter of the old one; threshold 0 builds all of
+T and is final. Ranked tokens are kept as (position, length), so a rebuild renumbers
+candidates freely. The first threshold comes from the caller (``auto_threshold``: from the
+initial objective and the number of steps expected); it affects time and memory only.
+
+The walk that finds the candidates goes one length at a time and extends a substring of
+length d only if its node can have a descendant worth building: its occurrences' windows of
+the longest length that can still count there hold enough uncovered gaps (sum of COUNT(W) *
+uncovered gaps, >= the threshold, bounds B of every descendant, whose occurrences that can
+count lie inside those windows) and its frequency reaches min_frequency. A position is walked
+only up to that longest length (its reach: the gap before it and the one after the occurrence
+uncovered, or the word's ends; 0 if the gap before it is covered): longer occurrences there
+can never count, add 0 to every bound, and CANCOVER skips them in SCORE and in covering, so
+they may be left out of the lists. Whether a node is extended depends on the node only, so
+every node created has all its occurrences within reach counted.
+
 Parallel setup (``num_threads``). Candidates, occurrence lists and initial scores are built
 in phases whose tasks run on their own threads without the GIL (``_parallel.h``), each writing
 only what it owns, so nothing depends on scheduling:
 * pass 1 (the trie walk) is split by the first singleton of a substring: all substrings that
   start with one singleton form one subtree, so each partition builds its own trie over the
   positions whose singleton it owns. Candidate ids are then assigned in the order one trie
-  would have created the nodes (by the position and depth where each was first walked), which
+  would have created the nodes (by the depth and position where each was first walked), which
   the partitions' creation orders merge into; ids are the same for every thread count;
 * word-major lists are written per range of words, candidate-major lists and initial scores
   per range of candidates (integer sums, exact in any grouping).
 A task's error (MemoryError included) is raised in the caller once all tasks have stopped.
 
 Sizes: positions are int32 (at most 2**31 - 1 singletons), occurrence offsets uint32 (at most
-2**32 - 1 occurrences), start positions inside a word uint16. Per candidate: length 2, position
-4, score 8, selected 1, occurrence offset 4 and one 12-byte heap entry = 31 bytes; per
-occurrence: 4 (candidate-major position) + 4 + 2 (word-major candidate and start) = 10 bytes.
+2**32 - 1 occurrences), start positions inside a word uint16. Per built candidate: length 2,
+position 4, score 8, selected 1, occurrence offset 4 and one 12-byte heap entry = 31 bytes; per
+built occurrence: 4 (candidate-major position) + 4 + 2 (word-major candidate and start) = 10
+bytes; per corpus position: 4 (its word) + 1 (its gap). While building, per trie node: 8-16
+(hash slot, half empty) + 2 + 1 + 24 + 4 + 4 (depth, flags, three sums, occurrences, first
+walk), and 8 per position still walked.
 
 GreedWMC (``relaxed=True``). The same machinery runs the greedy (1 - 1/e) algorithm for the
 weighted maximum coverage relaxation of Section 4.2.1 [Hoc96, Section 3.9]: the gain of a token
@@ -81,12 +111,19 @@ cdef extern from *:
 cdef enum:
     FLAG_PINNED = 1
     FLAG_ALLOWED = 2
+    FLAG_PATH = 4          # a proper prefix of a pinned token: always extended by the walk
+    FLAG_SELECTED = 8      # a token already ranked (rebuilds): never a candidate again
+    FLAG_EXTEND = 16       # the walk extended this node (frequent enough, or on a pinned path)
+    FLAG_KEEP = 32         # a candidate of this build
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
 # A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
 # Measured on the 106K-word Wikipedia table (k = 5000, max length 16, 2 cores): 200 steps reach
 # 1024 occurrences, and the solve takes 10% less than on one thread (4096: 39 steps, 4% less).
 cdef int64_t PARALLEL_MIN_OCCURRENCES = 1024
+# A rebuild lowers the threshold at least this many times (see "Candidates on demand").
+cdef int64_t LAZY_RATIO = 4
+AUTO_MIN_STEPS = 1000
 BUILD_PHASES = ("plan", "walk", "candidates", "word_lists", "candidate_lists", "scores", "heap")
 
 
@@ -106,18 +143,13 @@ cdef inline double _now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef inline int64_t _word_steps(int64_t n, int64_t max_walk) noexcept nogil:
-    """Substrings of length 2..max_walk of a word of n singletons (walk steps of pass 1)."""
-    cdef int64_t k = min(n, max_walk)
-    if k < 2:
-        return 0
-    return k * (k - 1) // 2 + (n - k) * (k - 1)
-
-
 cdef int _new_node(vector[uint16_t]* depth, vector[uint8_t]* flags, vector[int64_t]* freq,
                    vector[int32_t]* occ, vector[int32_t]* first, int64_t d, int32_t where) except -1 nogil:
+    """A trie node of depth d first walked at `where`; freq holds 3 sums per node (see _walk_part)."""
     depth.push_back(<uint16_t>d)
     flags.push_back(0)
+    freq.push_back(0)
+    freq.push_back(0)
     freq.push_back(0)
     occ.push_back(0)
     first.push_back(where)
@@ -127,7 +159,8 @@ cdef int _new_node(vector[uint16_t]* depth, vector[uint8_t]* flags, vector[int64
 cdef int _balanced_bounds(const int64_t* off, int64_t n, int parts, vector[int64_t]& bounds) except -1 nogil:
     """bounds[0..parts]: cuts of items 0..n-1 with about equal weight, given the prefix sums
     off[0..n] of their weights (bounds[t] is the first item whose prefix reaches t/parts)."""
-    bounds.assign(parts + 1, n)
+    bounds.clear()       # not assign(n, x): Cython's vector.pxd lacks its except +, so bad_alloc would abort
+    bounds.resize(parts + 1, n)
     bounds[0] = 0
     cdef int t
     cdef int64_t lo, hi, mid, target
@@ -219,6 +252,13 @@ cdef class GreedTokCore:
         num_threads: threads for building the candidates, their occurrence lists and initial
             scores (>= 1). Candidate ids, scores, the ranking, the gains and the objective are
             the same for every thread count (see "Parallel setup" in the module docstring).
+        threshold: candidates on demand (module docstring): the first build's threshold,
+            count-weighted singletons saved; 0 builds every candidate at once, a negative
+            value (default -1) takes ``auto_threshold(initial_objective, expected_steps)``. The ranking, gains and
+            objective do not depend on it; ``n_candidates``, ``n_occurrences`` and ``scores()``
+            cover the candidates built (after the last rebuild), ``n_builds``,
+            ``n_candidates_built`` and ``n_occurrences_built`` count builds and their sums.
+        expected_steps: how many steps the caller means to run (a hint for ``threshold=-1``).
 
     Raises:
         ValueError: a word longer than 65535 singletons, a count < 1, bad offsets or limits,
@@ -233,7 +273,7 @@ cdef class GreedTokCore:
     cdef vector[int32_t] word_of_pos
     cdef vector[uint8_t] cov
     cdef int64_t n_words
-    cdef readonly int32_t n_candidates
+    cdef readonly int32_t n_candidates      # of the last build
     cdef readonly int64_t n_occurrences
     cdef vector[uint16_t] cand_len
     cdef vector[int32_t] cand_pos        # position of one instance in `units` (< 2**31)
@@ -247,7 +287,12 @@ cdef class GreedTokCore:
     cdef vector[int32_t] pinned_cands
     cdef int64_t n_pinned_done
     cdef vector[HeapEntry] heap
-    cdef vector[int32_t] ranking
+    cdef vector[int32_t] rank_pos        # the ranking: each token as (position in units, length),
+    cdef vector[uint16_t] rank_len       # which stays valid when a rebuild renumbers candidates
+    cdef readonly int64_t threshold      # materialised: every candidate with bound >= threshold
+    cdef readonly int64_t n_builds
+    cdef readonly int64_t n_candidates_built   # candidates materialised over all builds
+    cdef readonly int64_t n_occurrences_built
     cdef vector[int64_t] gains
     cdef readonly int64_t objective
     cdef readonly int64_t initial_objective
@@ -276,8 +321,11 @@ cdef class GreedTokCore:
     cdef vector[int64_t] b_pin_off       # pinned tokens, offsets into self.units
     cdef vector[uint32_t] b_allow_units
     cdef vector[int64_t] b_allow_off
-    cdef vector[int64_t] b_step_off      # word -> first slot of its substring steps
-    cdef vector[int32_t] b_steps         # trie node (partition-local) of each step, -1 = walk ended
+    cdef vector[int32_t] b_cpref         # covered gaps before each corpus position (prefix sums)
+    cdef vector[uint16_t] b_reach        # longest occurrence that can still count from a position
+    cdef int64_t b_n_allowed_end         # specials: pinned, allowed, then ranked tokens (rebuilds)
+    cdef vector[vector[int32_t]] b_occ_pos    # per partition: the occurrences of kept nodes,
+    cdef vector[vector[int32_t]] b_occ_node   # as (corpus position, node), found by the walk
     cdef vector[uint8_t] b_pos_part      # corpus position -> partition (empty if one partition)
     cdef vector[uint8_t] b_special_part  # pinned, then allowed token -> partition
     cdef vector[int32_t] b_special_node  # pinned, then allowed token -> its node
@@ -298,7 +346,8 @@ cdef class GreedTokCore:
                  const int64_t[::1] counts, int max_token_length, int64_t min_frequency,
                  const uint32_t[::1] pinned_units, const int64_t[::1] pinned_offsets,
                  const uint32_t[::1] allowed_units, const int64_t[::1] allowed_offsets,
-                 bint restrict, bint relaxed=False, int num_threads=1):
+                 bint restrict, bint relaxed=False, int num_threads=1,
+                 int64_t threshold=-1, int64_t expected_steps=0):
         cdef int64_t n_words = counts.shape[0]
         cdef int64_t w, longest = 0, q
         if word_offsets.shape[0] != n_words + 1 or word_offsets[0] != 0 \
@@ -355,8 +404,26 @@ cdef class GreedTokCore:
         self.b_restrict = restrict
         # one partition per thread, at most 255 (b_pos_part is a byte)
         self.n_tasks = min(num_threads, 255)
+        self.word_of_pos.resize(self.word_off[n_words])
+        self.initial_objective = 0
+        for w in range(n_words):
+            for q in range(self.word_off[w], self.word_off[w + 1]):
+                self.word_of_pos[q] = <int32_t>w
+            self.initial_objective += self.counts[w] * (self.word_off[w + 1] - self.word_off[w])
+        self.objective = self.initial_objective
+        self.longest = longest
+        self.cov.clear()
+        self.cov.resize(self.word_off[n_words], 0)
+        if threshold < 0:
+            threshold = auto_threshold(self.initial_objective, expected_steps)
+        self._materialise(threshold)
+
+    cdef int _materialise(self, int64_t threshold) except -1:
+        """(Re)build the candidates whose gain bound reaches `threshold` (0: all of them), their
+        occurrence lists and their scores in the current state; see "Candidates on demand"."""
+        self.threshold = threshold
         # expected nodes of each partition's trie; it grows as needed
-        self.b_trie_objs = [HashTrie(max(1024, units.shape[0] // (2 * self.n_tasks))) for _ in range(self.n_tasks)]
+        self.b_trie_objs = [HashTrie(max(1024, self.units.size() // (2 * self.n_tasks))) for _ in range(self.n_tasks)]
         for trie in self.b_trie_objs:
             self.b_tries.push_back(<PyObject*>trie)
         if self.n_tasks > 1:
@@ -368,6 +435,10 @@ cdef class GreedTokCore:
             self._free_build_state()
             self.b_trie_objs = None
             self.b_slots = None
+        self.n_builds += 1
+        self.n_candidates_built += self.n_candidates
+        self.n_occurrences_built += self.n_occurrences
+        return 0
 
     # ------------------------------------------------------------------ building
     #
@@ -390,26 +461,30 @@ cdef class GreedTokCore:
     cdef int _build(self) except -1 nogil:
         cdef int64_t q, w, c
         cdef int t
+        # the previous build's candidates go first: the new ones take their place
+        _free(self.cand_len)
+        _free(self.cand_pos)
+        _free(self.score)
+        _free(self.selected)
+        _free(self.cm_off)
+        _free(self.cm_pos)
+        _free(self.wm_off)
+        _free(self.wm_cand)
+        _free(self.wm_start)
+        _free(self.heap)
         self.build_clock[0] = _now()
         self._plan()
         self.build_clock[1] = _now()
         self._run_tasks(_task_walk)
-        for t in range(self.n_tasks):        # the nodes' arrays and steps say all that is needed now
+        for t in range(self.n_tasks):        # the nodes' arrays and occurrences say all that is needed now
             (<HashTrie>self.b_tries[t]).release()
         self.build_clock[2] = _now()
         self._merge_nodes()
         self.build_clock[3] = _now()
-        # word ranges of about equal numbers of steps
-        _balanced_bounds(self.b_step_off.data(), self.n_words, self.n_tasks, self.b_word_bounds)
-        self.wm_off.assign(self.n_words + 1, 0)
-        self.word_of_pos.resize(self.word_off[self.n_words])
-        self._run_tasks(_task_count_words)
-        for w in range(self.n_words):
-            self.wm_off[w + 1] += self.wm_off[w]
-        self.wm_cand.resize(self.n_occurrences)
-        self.wm_start.resize(self.n_occurrences)
-        self._run_tasks(_task_fill_words)
-        # the tries and steps are done with: free them before the next allocations
+        self._scatter_words()
+        # word ranges of about equal numbers of singletons
+        _balanced_bounds(self.word_off.data(), self.n_words, self.n_tasks, self.b_word_bounds)
+        self._run_tasks(_task_sort_words)
         self._free_walk_state()
         self.build_clock[4] = _now()
         # candidate ranges of about equal numbers of occurrences
@@ -421,29 +496,22 @@ cdef class GreedTokCore:
         self.cm_pos.resize(self.n_occurrences)
         self.b_cursor.assign(self.cm_off.begin(), self.cm_off.end() - 1)
         self._run_tasks(_task_fill_cands)
-        self.b_cursor.clear()
-        self.b_cursor.shrink_to_fit()
+        _free(self.b_cursor)
         self.build_clock[5] = _now()
 
-        # Initial scores with every gap uncovered, representative positions (for ties), and
-        # the initial objective sum COUNT(W) * |W|.
-        self.cov.assign(self.word_off[self.n_words], 0)
-        self.score.assign(self.n_candidates, 0)
-        self.selected.assign(self.n_candidates, 0)
-        self.cand_pos.assign(self.n_candidates, 0)
+        # Scores in the current state (SCORE on M), representative positions (for ties).
+        self.score.clear()
+        self.score.resize(self.n_candidates, 0)
+        self.selected.clear()
+        self.selected.resize(self.n_candidates, 0)
+        self.cand_pos.clear()
+        self.cand_pos.resize(self.n_candidates, 0)
         self._run_tasks(_task_score_cands)
-        for q in range(self.b_n_pinned):      # a pinned token that never occurs: its own copy
-            c = self.pinned_cands[q]
-            if self.cm_off[c + 1] == self.cm_off[c]:
-                self.cand_pos[c] = <int32_t>self.b_pin_off[q]
-        cdef int64_t longest = 0, n
-        self.initial_objective = 0
-        for w in range(self.n_words):
-            n = self.word_off[w + 1] - self.word_off[w]
-            longest = max(longest, n)
-            self.initial_objective += self.counts[w] * n
-        self.objective = self.initial_objective
-        self.longest = longest
+        if self.n_builds == 0:
+            for q in range(self.b_n_pinned):      # a pinned token that never occurs: its own copy
+                c = self.pinned_cands[q]
+                if self.cm_off[c + 1] == self.cm_off[c]:
+                    self.cand_pos[c] = <int32_t>self.b_pin_off[q]
         self._scratch(1)
         self.build_clock[6] = _now()
         self._heapify()
@@ -454,8 +522,6 @@ cdef class GreedTokCore:
         cdef int t
         for t in range(<int>self.b_tries.size()):
             (<HashTrie>self.b_tries[t]).release()
-        _free(self.b_steps)
-        _free(self.b_step_off)
         _free(self.b_pos_part)
         self.b_depth.clear()
         self.b_depth.shrink_to_fit()
@@ -469,62 +535,72 @@ cdef class GreedTokCore:
         self.b_first.shrink_to_fit()
         self.b_node_cand.clear()
         self.b_node_cand.shrink_to_fit()
+        self.b_occ_pos.clear()
+        self.b_occ_pos.shrink_to_fit()
+        self.b_occ_node.clear()
+        self.b_occ_node.shrink_to_fit()
 
     cdef void _free_build_state(self) noexcept nogil:
         self._free_walk_state()
         self.b_tries.clear()
         self.b_tries.shrink_to_fit()
         _free(self.b_cursor)
-        self.b_allow_units.clear()
-        self.b_allow_units.shrink_to_fit()
-        self.b_allow_off.clear()
-        self.b_allow_off.shrink_to_fit()
+        _free(self.b_cpref)
+        _free(self.b_reach)
         self.b_special_part.clear()
         self.b_special_part.shrink_to_fit()
         self.b_special_node.clear()
         self.b_special_node.shrink_to_fit()
 
     cdef inline const uint32_t* _special(self, int64_t q, int64_t* n) noexcept nogil:
-        """Singletons of pinned token q (q < n_pinned) or allowed token q - n_pinned."""
+        """Singletons of pinned token q (q < n_pinned), allowed token q - n_pinned, or (after
+        them, rebuilds only) ranked token q - n_allowed_end."""
         if q < self.b_n_pinned:
             n[0] = self.b_pin_off[q + 1] - self.b_pin_off[q]
             return self.units.data() + self.b_pin_off[q]
-        q -= self.b_n_pinned
-        n[0] = self.b_allow_off[q + 1] - self.b_allow_off[q]
-        return self.b_allow_units.data() + self.b_allow_off[q]
+        if q < self.b_n_allowed_end:
+            q -= self.b_n_pinned
+            n[0] = self.b_allow_off[q + 1] - self.b_allow_off[q]
+            return self.b_allow_units.data() + self.b_allow_off[q]
+        q -= self.b_n_allowed_end
+        n[0] = self.rank_len[q]
+        return self.units.data() + self.rank_pos[q]
 
     cdef int _plan(self) except -1 nogil:
-        """Slots of the steps, and the partition of every corpus position and special token.
+        """The walk's limits, and the partition of every corpus position, special token and
+        ranked token (rebuilds).
 
-        A step is one substring of length >= 2 walked in pass 1: position i of a word of n
-        singletons has max(0, min(n - i, max_walk) - 1) of them. The substrings starting at
-        one position share their first singleton, so partitions by first singleton give
-        disjoint subtrees of the one trie; they are balanced by steps (largest first, each to
-        the lightest partition so far).
+        Position i of a word of n singletons starts max(0, min(n - i, max_walk) - 1) substrings
+        of length >= 2 (its steps). The substrings starting at one position share their first
+        singleton, so partitions by first singleton give disjoint subtrees of the one trie;
+        they are balanced by steps (largest first, each to the lightest partition so far).
         """
         self.b_n_pinned = <int64_t>self.b_pin_off.size() - 1
-        self.b_n_special = self.b_n_pinned + <int64_t>self.b_allow_off.size() - 1
+        self.b_n_allowed_end = self.b_n_pinned + <int64_t>self.b_allow_off.size() - 1
+        self.b_n_special = self.b_n_allowed_end + <int64_t>self.rank_pos.size()
         self.b_create_limit = 0 if self.b_restrict else self.b_max_len
         self.b_max_walk = self.b_create_limit
-        cdef int64_t q, n, w, i, off, total = 0
+        cdef int64_t q, n, w, i, off
         cdef const uint32_t* seq
         for q in range(self.b_n_special):
             self._special(q, &n)
             self.b_max_walk = max(self.b_max_walk, n)
-        self.b_step_off.resize(self.n_words + 1)
-        self.b_step_off[0] = 0
-        for w in range(self.n_words):
-            n = self.word_off[w + 1] - self.word_off[w]
-            total += _word_steps(n, self.b_max_walk)
-            self.b_step_off[w + 1] = total
-        self.b_steps.resize(total)
-        self.b_special_node.assign(self.b_n_special, 0)
-        self.b_special_part.assign(self.b_n_special, 0)
+        self.b_cpref.resize(self.word_off[self.n_words] + 1)
+        self.b_cpref[0] = 0
+        for i in range(self.word_off[self.n_words]):
+            self.b_cpref[i + 1] = self.b_cpref[i] + self.cov[i]
+        self._reach()
+        self.b_special_node.clear()
+        self.b_special_node.resize(self.b_n_special, 0)
+        self.b_special_part.clear()
+        self.b_special_part.resize(self.b_n_special, 0)
         cdef int P = self.n_tasks, p, best
         self.b_depth.resize(P)
         self.b_flags.resize(P)
         self.b_freq.resize(P)
         self.b_occ.resize(P)
+        self.b_occ_pos.resize(P)
+        self.b_occ_node.resize(P)
         self.b_first.resize(P)
         self.b_node_cand.resize(P)
         if P == 1:
@@ -554,7 +630,8 @@ cdef class GreedTokCore:
             order[s].first = -load[s]
         cpp_sort(order.begin(), order.end())      # heaviest first, ties by singleton: deterministic
         cdef vector[int64_t] part_load
-        part_load.assign(P, 0)
+        part_load.clear()
+        part_load.resize(P, 0)
         cdef vector[uint8_t] slot_part
         slot_part.resize(load.size())
         for s in range(<int32_t>order.size()):
@@ -573,17 +650,46 @@ cdef class GreedTokCore:
         self.b_slots.release()
         return 0
 
+    cdef int _reach(self) except -1 nogil:
+        """b_reach[p]: the longest length L <= max_walk (and the word's end) whose occurrence at p
+        CANCOVER can still allow (the gaps before p and at p + L - 1 uncovered, or the word's
+        ends), 0 if none of length >= 2. Covered gaps stay covered, so no occurrence at p
+        longer than b_reach[p] can ever count again. GreedWMC: every length that fits."""
+        cdef int64_t w, off, end, p, r
+        self.b_reach.resize(self.word_off[self.n_words])
+        for w in range(self.n_words):
+            off = self.word_off[w]
+            end = self.word_off[w + 1]
+            for p in range(off, end):
+                r = min(self.b_max_walk, end - p)
+                if not self.relaxed:
+                    if p > off and self.cov[p - 1]:
+                        r = 0
+                    while r >= 2 and p + r < end and self.cov[p + r - 1]:
+                        r -= 1
+                    if r < 2:
+                        r = 0
+                self.b_reach[p] = <uint16_t>r
+        return 0
+
     cdef int _walk_part(self, HashTrie trie, int t) except -1 nogil:
-        """Pass 1 over partition t: its pinned and allowed tokens, then the substrings of
-        length 2..max_walk starting at its positions, with count-weighted frequencies and the
-        node of every step (-1 where a walk stopped, which only happens beyond create_limit)."""
+        """Pass 1 over partition t: its pinned and allowed tokens, then, one length at a time,
+        the substrings of length 1..max_walk starting at its positions, with count-weighted
+        frequencies and occurrence counts, and the occurrences of the nodes kept as candidates
+        (see _merge_nodes for which).
+
+        Length d extends only the substrings of length d - 1 whose node reached f_min (or lies
+        on a pinned token's path): the others have no descendant worth materialising (see
+        _plan). Whether a node is extended is a property of the node, so every node the walk
+        creates is reached at all its occurrences and its frequency is exact."""
         cdef vector[uint16_t]* depth = &self.b_depth[t]
         cdef vector[uint8_t]* flags = &self.b_flags[t]
         cdef vector[int64_t]* freq = &self.b_freq[t]
         cdef vector[int32_t]* occ = &self.b_occ[t]
         cdef vector[int32_t]* first = &self.b_first[t]
         _new_node(depth, flags, freq, occ, first, 0, 0)       # the root
-        cdef int64_t q, j, n, w, i, d, off, walk, slot
+        flags[0][0] = FLAG_EXTEND
+        cdef int64_t q, j, n, w, d, p, m, end
         cdef int32_t node, child
         cdef const uint32_t* seq
         cdef bint one_part = self.n_tasks == 1
@@ -595,75 +701,114 @@ cdef class GreedTokCore:
             seq = self._special(q, &n)
             node = 0
             for j in range(n):
+                if q < self.b_n_pinned:
+                    flags[0][node] |= FLAG_PATH
                 node = trie.child_or_add(node, seq[j])
                 if node == <int32_t>depth.size():
                     _new_node(depth, flags, freq, occ, first, j + 1, <int32_t>(q - self.b_n_special))
             if q < self.b_n_pinned:
                 flags[0][node] |= FLAG_PINNED
-            else:
+            elif q < self.b_n_allowed_end:
                 flags[0][node] |= FLAG_ALLOWED
+            else:
+                flags[0][node] |= FLAG_SELECTED
             self.b_special_node[q] = node
-        cdef int32_t* steps = self.b_steps.data()
         cdef const uint32_t* units = self.units.data()
+        cdef const int64_t* word_off = self.word_off.data()
+        cdef const int32_t* word_of = self.word_of_pos.data()
+        cdef const uint8_t* cov = self.cov.data()
+        cdef const int32_t* cpref = self.b_cpref.data()
         cdef int64_t create_limit = self.b_create_limit, max_walk = self.b_max_walk, cnt
-        for w in range(self.n_words):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            slot = self.b_step_off[w]
-            cnt = self.counts[w]
-            for i in range(n):
-                walk = min(n - i, max_walk)
-                if one_part or self.b_pos_part[off + i] == t:
-                    node = 0
-                    for d in range(1, walk + 1):
-                        if d <= create_limit:
-                            child = trie.child_or_add(node, units[off + i + d - 1])
-                            if child == <int32_t>depth.size():
-                                _new_node(depth, flags, freq, occ, first, d, <int32_t>(off + i))
-                        else:
-                            child = trie.child(node, units[off + i + d - 1])
-                            if child < 0:
-                                if walk >= 2:   # pass 2 reads from depth 2 on
-                                    steps[slot + max(d, 2) - 2] = -1
-                                break
-                        node = child
-                        if d >= 2:
-                            steps[slot + d - 2] = node
-                            freq[0][node] += cnt
-                            occ[0][node] += 1
-                if walk >= 2:
-                    slot += walk - 1
+        cdef int64_t* nw
+        cdef uint8_t fl
+        cdef vector[int32_t]* occ_pos = &self.b_occ_pos[t]
+        cdef vector[int32_t]* occ_node = &self.b_occ_node[t]
+        cdef vector[int32_t] live_pos, live_node     # the substrings still being extended
+        # A position is walked only to its reach (_reach): longer occurrences there can never
+        # count, so they add nothing to any bound. With min_frequency > 1 every occurrence is
+        # walked, as freq needs them all (those beyond the reach add to freq only).
+        cdef bint walk_dead = self.b_min_freq > 1
+        cdef const uint16_t* reach = self.b_reach.data()
+        cdef int64_t r
+        for p in range(self.word_off[self.n_words]):
+            if (one_part or self.b_pos_part[p] == t) and (walk_dead or reach[p] > 0):
+                live_pos.push_back(<int32_t>p)
+        live_node.clear()
+        live_node.resize(live_pos.size(), 0)
+        for d in range(1, self.b_max_walk + 1):
+            m = 0
+            for j in range(<int64_t>live_pos.size()):
+                p = live_pos[j]
+                node = live_node[j]
+                w = word_of[p]
+                end = word_off[w + 1]
+                r = reach[p]
+                if p + d > end or not (flags[0][node] & FLAG_EXTEND) or (r < d and not walk_dead):
+                    continue
+                if d <= create_limit:
+                    child = trie.child_or_add(node, units[p + d - 1])
+                    if child == <int32_t>depth.size():
+                        _new_node(depth, flags, freq, occ, first, d, <int32_t>p)
+                else:
+                    child = trie.child(node, units[p + d - 1])
+                    if child < 0:
+                        continue
+                cnt = self.counts[w]
+                nw = freq.data() + 3 * child
+                nw[0] += cnt
+                if d >= 2 and r >= d and (self.relaxed or p + d == end or not cov[p + d - 1]):
+                    nw[1] += cnt * ((d - 1) - (cpref[p + d - 1] - cpref[p]))
+                if r > d:      # a longer occurrence here can count: its gaps lie in the first r - 1
+                    nw[2] += cnt * ((r - 1) - (cpref[p + r - 1] - cpref[p]))
+                occ[0][child] += 1
+                live_pos[m] = <int32_t>p
+                live_node[m] = child
+                m += 1
+            live_pos.resize(m)
+            live_node.resize(m)
+            # The nodes of length d are complete: which are extended to length d + 1, which
+            # are candidates (their occurrences recorded).
+            for j in range(m):
+                node = live_node[j]
+                nw = freq.data() + 3 * node
+                fl = flags[0][node]
+                if (nw[0] >= self.b_min_freq and nw[2] >= self.threshold) or fl & FLAG_PATH:
+                    fl |= FLAG_EXTEND
+                if d < 2 or fl & FLAG_SELECTED:
+                    pass
+                elif fl & FLAG_PINNED or (nw[0] >= self.b_min_freq and nw[1] >= self.threshold and (
+                        fl & FLAG_ALLOWED or (not self.b_restrict and d <= self.b_max_len))):
+                    fl |= FLAG_KEEP
+                    occ_pos.push_back(live_pos[j])
+                    occ_node.push_back(node)
+                flags[0][node] = fl
         return 0
 
     cdef int _merge_nodes(self) except -1 nogil:
         """The candidate set T and candidate ids.
 
         Ids follow the order in which one trie over all partitions would have created the
-        nodes: pinned and allowed tokens in their order, then the corpus walk by position and
-        depth. Node (t, x) was first walked at b_first[t][x] (the special token's index minus
+        nodes: pinned and allowed tokens in their order, then the corpus walk by depth and
+        position. Node (t, x) was first walked at b_first[t][x] (the special token's index minus
         their number, or the corpus position) and depth b_depth[t][x]; no two nodes share both,
         and each partition created its nodes in increasing order of them, so merging the
         partitions by that key gives the single-trie order whatever the partitioning.
+
+        Kept (flagged by the walk): the nodes of length >= 2 not ranked yet whose bound B (module
+        docstring) reaches the threshold and whose frequency reaches min_frequency, derived
+        (length <= max_token_length) or allowed; pinned tokens always, even never walked.
         """
         cdef int P = self.n_tasks, t, best
         cdef int64_t x, m
         cdef uint8_t fl
-        cdef bint keep
         cdef vector[vector[int32_t]] kept       # per partition, its candidate nodes in order
         kept.resize(P)
         for t in range(P):
-            self.b_node_cand[t].assign(self.b_depth[t].size(), -1)
+            self.b_node_cand[t].clear()
+            self.b_node_cand[t].resize(self.b_depth[t].size(), -1)
             for x in range(1, <int64_t>self.b_depth[t].size()):
                 fl = self.b_flags[t][x]
-                if self.b_depth[t][x] < 2:
-                    keep = False
-                elif fl & FLAG_PINNED:
-                    keep = True
-                elif self.b_freq[t][x] < self.b_min_freq:
-                    keep = False
-                else:
-                    keep = (fl & FLAG_ALLOWED) != 0 or (not self.b_restrict and self.b_depth[t][x] <= self.b_max_len)
-                if keep:
+                if fl & FLAG_KEEP or (fl & FLAG_PINNED and not fl & FLAG_SELECTED):
                     kept[t].push_back(<int32_t>x)
             _free(self.b_freq[t])
         cdef int64_t total = 0
@@ -674,9 +819,11 @@ cdef class GreedTokCore:
                 raise ValueError(f"{total} candidate tokens; the trainer supports at most {INT32_MAX}")
         self.n_candidates = <int32_t>total
         self.cand_len.resize(total)
-        self.cm_off.assign(total + 1, 0)
+        self.cm_off.clear()
+        self.cm_off.resize(total + 1, 0)
         cdef vector[int64_t] head
-        head.assign(P, 0)
+        head.clear()
+        head.resize(P, 0)
         cdef int32_t c, node
         cdef int64_t occurrences = 0
         for c in range(self.n_candidates):
@@ -696,78 +843,70 @@ cdef class GreedTokCore:
                                      "max_token_length or a larger min_frequency")
             self.cm_off[c + 1] = <uint32_t>occurrences
         self.n_occurrences = occurrences
-        for q in range(self.b_n_pinned):
-            t = self.b_special_part[q] if P > 1 else 0
-            self.pinned_cands.push_back(self.b_node_cand[t][self.b_special_node[q]])
-        for t in range(P):       # pass 2 needs only node -> candidate
+        if self.n_builds == 0:
+            for q in range(self.b_n_pinned):
+                t = self.b_special_part[q] if P > 1 else 0
+                self.pinned_cands.push_back(self.b_node_cand[t][self.b_special_node[q]])
+        for t in range(P):       # pass 2 needs only node -> candidate and the FLAG_EXTEND bits
             _free(self.b_occ[t])
             _free(self.b_first[t])
             _free(self.b_depth[t])
-            _free(self.b_flags[t])
         return 0
 
     cdef inline bint _node_key_less(self, int t, int32_t x, int u, int32_t y) noexcept nogil:
-        if self.b_first[t][x] != self.b_first[u][y]:
-            return self.b_first[t][x] < self.b_first[u][y]
+        cdef int32_t fx = self.b_first[t][x], fy = self.b_first[u][y]
+        if (fx < 0) != (fy < 0):
+            return fx < 0                    # special tokens first
+        if fx < 0 and fx != fy:
+            return fx < fy                   # special tokens by index, then depth
+        if fx >= 0 and self.b_depth[t][x] != self.b_depth[u][y]:
+            return self.b_depth[t][x] < self.b_depth[u][y]   # corpus: by depth, then position
+        if fx != fy:
+            return fx < fy
         return self.b_depth[t][x] < self.b_depth[u][y]
 
-    cdef inline int32_t _step_cand(self, int64_t pos, int64_t slot) noexcept nogil:
-        """Candidate of the step in `slot`, whose walk started at corpus position `pos`:
-        >= 0, -1 (not a candidate) or -2 (the walk stopped here)."""
-        cdef int32_t node = self.b_steps[slot]
-        if node < 0:
-            return -2
-        return self.b_node_cand[self.b_pos_part[pos] if self.n_tasks > 1 else 0][node]
-
-    cdef int _count_words(self, int t) except -1 nogil:
-        """wm_off[w + 1] = occurrences of candidates in word w, for task t's words."""
-        cdef int64_t w, off, n, i, d, walk, slot, k
-        cdef int32_t cand
-        for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            slot = self.b_step_off[w]
-            k = 0
-            for i in range(n):
-                walk = min(n - i, self.b_max_walk)
-                for d in range(2, walk + 1):
-                    cand = self._step_cand(off + i, slot + d - 2)
-                    if cand == -2:
-                        break
-                    if cand >= 0:
-                        k += 1
-                if walk >= 2:
-                    slot += walk - 1
-            self.wm_off[w + 1] = <uint32_t>k
+    cdef int _scatter_words(self) except -1 nogil:
+        """Word-major lists from the occurrences the walk recorded: wm_off, then each
+        occurrence into its word's slice (sorted by _sort_words)."""
+        cdef int t
+        cdef int64_t j, w, k, p
+        self.wm_off.clear()
+        self.wm_off.resize(self.n_words + 1, 0)
+        for t in range(self.n_tasks):
+            for j in range(<int64_t>self.b_occ_pos[t].size()):
+                self.wm_off[self.word_of_pos[self.b_occ_pos[t][j]] + 1] += 1
+        for w in range(self.n_words):
+            self.wm_off[w + 1] += self.wm_off[w]
+        self.wm_cand.resize(self.n_occurrences)
+        self.wm_start.resize(self.n_occurrences)
+        self.b_cursor.assign(self.wm_off.begin(), self.wm_off.end() - 1)
+        for t in range(self.n_tasks):
+            for j in range(<int64_t>self.b_occ_pos[t].size()):
+                p = self.b_occ_pos[t][j]
+                w = self.word_of_pos[p]
+                k = self.b_cursor[w]
+                self.b_cursor[w] += 1
+                self.wm_cand[k] = self.b_node_cand[t][self.b_occ_node[t][j]]
+                self.wm_start[k] = <uint16_t>(p - self.word_off[w])
+            _free(self.b_occ_pos[t])
+            _free(self.b_occ_node[t])
+        _free(self.b_cursor)
         return 0
 
-    cdef int _fill_words(self, int t) except -1 nogil:
-        """Word-major occurrences of task t's words: wm_cand/wm_start sorted by (candidate,
-        start) within each word, and word_of_pos."""
+    cdef int _sort_words(self, int t) except -1 nogil:
+        """Sort each of task t's words' occurrences by (candidate, start)."""
         cdef vector[uint64_t] local
-        cdef int64_t w, off, n, i, d, walk, slot, k, r
-        cdef int32_t cand
+        cdef int64_t w, a, b, r
         for w in range(self.b_word_bounds[t], self.b_word_bounds[t + 1]):
-            off = self.word_off[w]
-            n = self.word_off[w + 1] - off
-            slot = self.b_step_off[w]
+            a = self.wm_off[w]
+            b = self.wm_off[w + 1]
             local.clear()
-            for i in range(n):
-                self.word_of_pos[off + i] = <int32_t>w
-                walk = min(n - i, self.b_max_walk)
-                for d in range(2, walk + 1):
-                    cand = self._step_cand(off + i, slot + d - 2)
-                    if cand == -2:
-                        break
-                    if cand >= 0:
-                        local.push_back((<uint64_t>cand << 16) | <uint64_t>i)
-                if walk >= 2:
-                    slot += walk - 1
+            for r in range(a, b):
+                local.push_back((<uint64_t>self.wm_cand[r] << 16) | <uint64_t>self.wm_start[r])
             cpp_sort(local.begin(), local.end())
-            k = self.wm_off[w]
-            for r in range(<int64_t>local.size()):
-                self.wm_cand[k + r] = <int32_t>(local[r] >> 16)
-                self.wm_start[k + r] = <uint16_t>(local[r] & 0xFFFF)
+            for r in range(a, b):
+                self.wm_cand[r] = <int32_t>(local[r - a] >> 16)
+                self.wm_start[r] = <uint16_t>(local[r - a] & 0xFFFF)
         return 0
 
     cdef int _fill_cands(self, int t) except -1 nogil:
@@ -788,10 +927,13 @@ cdef class GreedTokCore:
         return 0
 
     cdef int _score_cands(self, int t) except -1 nogil:
-        """Initial R(T) of task t's candidates, from their occurrence lists (every gap is
-        uncovered, so SCORE counts the occurrences left to right that do not overlap the one
-        counted before, each worth L - 1; GreedWMC counts the gaps of their union)."""
-        cdef int64_t c, p, end, w, s, L, g, last_end, total
+        """R(T) of task t's candidates in the current state M (all gaps uncovered on the first
+        build), from their occurrence lists: SCORE (Algorithm 3) counts, left to right, the
+        occurrences that CANCOVER allows and that do not overlap the one counted before, each
+        worth its uncovered inner gaps; GreedWMC counts the uncovered gaps of their union.
+        The same rules as _group_gain / _group_gain_wmc, reading the gaps directly."""
+        cdef int64_t c, p, end, w, s, L, g, last, total, off, n, j, a, b
+        cdef const uint8_t* cov = self.cov.data()
         for c in range(self.b_cand_bounds[t], self.b_cand_bounds[t + 1]):
             L = self.cand_len[c]
             p = self.cm_off[c]
@@ -801,18 +943,25 @@ cdef class GreedTokCore:
             total = 0
             while p < end:
                 w = self.word_of_pos[self.cm_pos[p]]
+                off = self.word_off[w]
+                n = self.word_off[w + 1] - off
                 g = 0
-                last_end = -1       # GreedTok: end of the last counted occurrence; WMC: of the union
+                last = -1       # GreedTok: end of the last counted occurrence; WMC: last gap counted
                 while p < end and self.word_of_pos[self.cm_pos[p]] == w:
-                    s = self.cm_pos[p]
+                    s = self.cm_pos[p] - off
                     p += 1
                     if self.relaxed:
-                        if s + L - 1 > last_end:
-                            g += s + L - 1 - max(s, last_end)
-                            last_end = s + L - 1
-                    elif s >= last_end:
+                        a = max(s, last + 1)
+                        b = s + L - 2
+                        for j in range(a, b + 1):
+                            g += 1 - cov[off + j]
+                        last = max(last, b)
+                    elif s >= last and not (s > 0 and cov[off + s - 1]) \
+                            and not (s + L < n and cov[off + s + L - 1]):
                         g += L - 1
-                        last_end = s + L
+                        for j in range(s, s + L - 1):
+                            g -= cov[off + j]
+                        last = s + L
                 total += self.counts[w] * g
             self.score[c] = total
         return 0
@@ -1062,38 +1211,48 @@ cdef class GreedTokCore:
         Pinned tokens come first, in their order. Selection stops early (``exhausted``) when
         no candidate has a positive gain.
         """
-        cdef int64_t done = 0, gain, expected
+        cdef int64_t done = 0, gain, expected, best
         cdef int32_t tau
-        with nogil:
-            while done < max_steps:
-                if self.n_pinned_done < <int64_t>self.pinned_cands.size():
-                    tau = self.pinned_cands[self.n_pinned_done]
-                    self.n_pinned_done += 1
-                else:
-                    tau = self._pop_best()
-                    if tau < 0:
-                        self.exhausted = True
-                        break
-                    if self.score[tau] <= 0:
-                        self.exhausted = True
-                        break
-                expected = self.score[tau]
-                self.selected[tau] = 1
-                gain = self._apply(tau)
-                if gain != expected:
-                    self.score_mismatches += 1
-                self.score[tau] = 0
-                self.ranking.push_back(tau)
-                self.gains.push_back(gain)
-                self.objective -= gain
-                done += 1
+        cdef bint rebuild = True
+        while rebuild and not self.exhausted:
+            rebuild = False
+            with nogil:
+                while done < max_steps:
+                    if self.n_pinned_done < <int64_t>self.pinned_cands.size():
+                        tau = self.pinned_cands[self.n_pinned_done]
+                        self.n_pinned_done += 1
+                    else:
+                        tau = self._pop_best()
+                        best = self.score[tau] if tau >= 0 else 0
+                        # Unmaterialised candidates score below the threshold: the live
+                        # argmax is Algorithm 1's argmax only if it reaches the threshold.
+                        if best < self.threshold:
+                            rebuild = True
+                            best = self.threshold // LAZY_RATIO if tau < 0 else min(best, self.threshold // LAZY_RATIO)
+                            break
+                        if best <= 0:
+                            self.exhausted = True
+                            break
+                    expected = self.score[tau]
+                    self.selected[tau] = 1
+                    gain = self._apply(tau)
+                    if gain != expected:
+                        self.score_mismatches += 1
+                    self.score[tau] = 0
+                    self.rank_pos.push_back(self.cand_pos[tau])
+                    self.rank_len.push_back(self.cand_len[tau])
+                    self.gains.push_back(gain)
+                    self.objective -= gain
+                    done += 1
+            if rebuild:
+                self._materialise(best if best > 1 else 0)
         return done
 
     # ------------------------------------------------------------------ results
 
     @property
     def n_selected(self):
-        return <int64_t>self.ranking.size()
+        return <int64_t>self.rank_pos.size()
 
     @property
     def n_pinned(self):
@@ -1101,18 +1260,18 @@ cdef class GreedTokCore:
 
     def ranked_units(self):
         """The selected tokens in rank order as (units uint32[M], offsets int64[k + 1])."""
-        cdef int64_t k = self.ranking.size(), q, total = 0
+        cdef int64_t k = self.rank_pos.size(), q, total = 0
         offsets = np.zeros(k + 1, dtype=np.int64)
         cdef int64_t[::1] o = offsets
         for q in range(k):
-            total += self.cand_len[self.ranking[q]]
+            total += self.rank_len[q]
             o[q + 1] = total
         out = np.empty(total, dtype=np.uint32)
         cdef uint32_t[::1] u = out
         cdef int64_t pos, j
         for q in range(k):
-            pos = self.cand_pos[self.ranking[q]]
-            for j in range(self.cand_len[self.ranking[q]]):
+            pos = self.rank_pos[q]
+            for j in range(self.rank_len[q]):
                 u[o[q] + j] = self.units[pos + j]
         return out, offsets
 
@@ -1136,7 +1295,8 @@ cdef class GreedTokCore:
         return out
 
     def scores(self):
-        """Live scores R(T) of all unselected candidates as {tuple(units): score} (for tests)."""
+        """Live scores R(T) of the unselected candidates of the last build as {tuple(units): score}
+        (for tests; all of T only with ``threshold=0``)."""
         cdef int32_t c
         cdef int64_t pos
         out = {}
@@ -1166,6 +1326,17 @@ cdef class GreedTokCore:
         return {name: self.build_clock[i + 1] - self.build_clock[i] for i, name in enumerate(BUILD_PHASES)}
 
 
+def auto_threshold(int64_t initial_objective, int64_t expected_steps):
+    """The first build's threshold when none is given: initial_objective / max(expected_steps,
+    AUTO_MIN_STEPS), 0 (every candidate) below 2. Were the gains of the expected steps all
+    equal, they would be at most that; real gains fall far below it, and the rebuilds that
+    follow happen in states where most positions can no longer start an occurrence, so they
+    are small. Measured on the 43 MB mix and on zh_reviews alone at k = 32,512 (benchmarks/
+    RESULTS.md): a first threshold 16x lower built 2-25x more candidates and was slower."""
+    cdef int64_t t = initial_objective // max(expected_steps, <int64_t>AUTO_MIN_STEPS)
+    return t if t >= 2 else 0
+
+
 def _set_parallel_min_occurrences(int64_t n):
     """Set the smallest occurrence count of a step run on several threads; returns the old
     value (for tests: 1 runs every step of a multi-thread core through _apply_parallel)."""
@@ -1181,12 +1352,8 @@ cdef int _task_walk(void* ctx, int t) except -1 nogil:
     return (<GreedTokCore>ctx)._walk_part(<HashTrie>(<GreedTokCore>ctx).b_tries[t], t)
 
 
-cdef int _task_count_words(void* ctx, int t) except -1 nogil:
-    return (<GreedTokCore>ctx)._count_words(t)
-
-
-cdef int _task_fill_words(void* ctx, int t) except -1 nogil:
-    return (<GreedTokCore>ctx)._fill_words(t)
+cdef int _task_sort_words(void* ctx, int t) except -1 nogil:
+    return (<GreedTokCore>ctx)._sort_words(t)
 
 
 cdef int _task_fill_cands(void* ctx, int t) except -1 nogil:
