@@ -241,7 +241,7 @@ def test_tokenize_documents_optimal_with_attention_mask(cluster, slices, tmp_pat
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
     out = tokenize_dataset(jsonl, folder / "optimal", tmp_path / "out", attention_mask=True, batch_size=100,
-                           show_progress=False)
+                           num_workers=1, show_progress=False)
     table = pq.read_table(out.path)
     assert out.rows == len(docs) == table.num_rows
     tok = Tokenizer.load(folder / "optimal")
@@ -278,7 +278,8 @@ def test_a_worker_killed_once_is_retried_and_the_results_stay_exact(cluster, sli
     assert got == count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
     ds = ray.data.from_items(rows, override_num_blocks=4).map_batches(
         crash_once, fn_kwargs=dict(marker=str(tmp_path / "encode.crashed")), batch_format="pyarrow")
-    out = tokenize_dataset(ds, folder / "cover", tmp_path / "ids", batch_size=200, show_progress=False)
+    out = tokenize_dataset(ds, folder / "cover", tmp_path / "ids", batch_size=200, num_workers=1,
+                           show_progress=False)
     assert (tmp_path / "encode.crashed").exists()
     assert pq.read_table(out.path).column("input_ids").to_pylist() == backend_ids(folder / "cover", docs)
 
@@ -291,7 +292,8 @@ def test_hf_datasets_sources(cluster, slices, tmp_path):
     hf = datasets.Dataset.from_dict({"text": docs})
     assert count_words_distributed(hf, ByteLevel(), shuffle_strategy=FAST, show_progress=False) == \
         count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
-    out = tokenize_dataset(hf.select(range(299, -1, -1)), folder / "cover", tmp_path / "hf", show_progress=False)
+    out = tokenize_dataset(hf.select(range(299, -1, -1)), folder / "cover", tmp_path / "hf", num_workers=1,
+                           show_progress=False)
     assert pq.read_table(out.path).column("input_ids").to_pylist() == backend_ids(folder / "cover", docs[::-1])
 
 
@@ -365,3 +367,15 @@ def test_a_killed_tokenize_leaves_no_output(slices, tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert not out.exists()
+
+
+def test_tokenize_a_bpe_folder_as_transformers_does(slices, tmp_path):
+    """Folders without a ranked token file go through the transformers tokenizer's batch call."""
+    from transformers import AutoTokenizer
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    assert main(["train", files[1], "--algorithm", "bpe", "-k", "200", "-o", str(tmp_path / "bpe"), "--quiet"]) == 0
+    out = tokenize_dataset(files[1], tmp_path / "bpe", tmp_path / "ids", engine="local", batch_size=500)
+    docs = file_documents(files[1:])
+    assert pq.read_table(out.path).column("input_ids").to_pylist() == \
+        AutoTokenizer.from_pretrained(str(tmp_path / "bpe"))(docs)["input_ids"]

@@ -5,12 +5,12 @@ holds (one per Ray actor, or one in the local engine): it loads a folder once an
 of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
 ``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
 
-GreedTok folders are encoded by :meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native, the GIL
-released, one flat buffer) with the special tokens the folder's post-processor adds put around
-each row in numpy: the same ids :class:`GreedTokTokenizerFast`'s native path gives, without
-building Python lists. Other folders (BPE, CBPE, lookup), or a GreedTok folder whose added tokens
-or post-processor only the backend applies, are encoded by the transformers tokenizer's own batch
-call.
+GreedTok folders are read without transformers (:func:`native_parts`) and encoded by
+:meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native, the GIL released, one flat buffer) with
+the special tokens the folder's post-processor adds put around each row in numpy: the ids
+:class:`GreedTokTokenizerFast` gives, without building Python lists. Other folders (BPE, CBPE,
+lookup), or a GreedTok folder whose added tokens or post-processor only the backend applies, are
+encoded by the transformers tokenizer's own batch call.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 import numpy as np
 
 from ..core import Tokenizer
-from ..hf.folder import check_tokenizer_folder, is_greedtok_config
+from ..hf.folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
+from ..hf.pipeline import build_backend, native_added_tokens, template_ids
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -83,6 +84,34 @@ def wrap_rows(ids: np.ndarray, offsets: np.ndarray, prefix: Sequence[int], suffi
     return out, new_offsets
 
 
+def native_parts(folder: Union[str, os.PathLike], mode: Optional[str] = None
+                 ) -> Optional[tuple[Tokenizer, str, dict[str, int], tuple[int, ...], tuple[int, ...]]]:
+    """(native tokenizer, mode, added tokens, ids before, ids after each text) of a GreedTok
+    folder, read without importing transformers (1.5-2.5 s and about 250 MB per worker), after
+    checking it; None for other folders, or when their added tokens or post-processor need the
+    transformers backend.
+
+    Raises:
+        GreedTokFileError: a missing, incomplete or damaged folder. ValueError: unknown mode.
+    """
+    folder = Path(folder)
+    config = check_tokenizer_folder(folder)
+    if not is_greedtok_config(config):
+        return None
+    if config is None:
+        tok = Tokenizer.load(folder)
+        mode = mode or tok.mode
+        backend = build_backend(tok, mode)
+    else:
+        mode = mode or config.get("mode") or None
+        tok, backend = load_greedtok_backend(folder, {**config, "mode": mode} if mode else config)
+        mode = mode or tok.mode
+    added, template = native_added_tokens(backend), template_ids(backend)
+    if added is None or template is None:
+        return None
+    return tok, mode, added, template[0], template[1]
+
+
 class FolderEncoder:
     """Encode batches of documents as a tokenizer folder does, into Arrow list columns.
 
@@ -100,17 +129,11 @@ class FolderEncoder:
 
     def __init__(self, folder: Union[str, os.PathLike], *, mode: Optional[str] = None,
                  add_special_tokens: bool = True, attention_mask: bool = False, num_threads: int = 1) -> None:
-        self.tokenizer = load_folder_tokenizer(folder, mode)
         self.add_special_tokens = add_special_tokens
         self.attention_mask = attention_mask
         self.num_threads = num_threads
-        self._native = None
-        if hasattr(self.tokenizer, "greedtok") and self.tokenizer.native_batch_path:
-            from ..hf.fast_path import SingleTemplate
-            added = self.tokenizer._native_added_tokens()
-            template = self.tokenizer._single_template() if add_special_tokens else SingleTemplate()
-            if added is not None and template is not None:
-                self._native = (added, template)
+        self._native = native_parts(folder, mode)
+        self.tokenizer = load_folder_tokenizer(folder, mode) if self._native is None else None
 
     @property
     def native(self) -> bool:
@@ -125,11 +148,9 @@ class FolderEncoder:
             TypeError: a text is not str (naming its index in the batch).
         """
         if self._native is not None:
-            added, template = self._native
-            tok = self.tokenizer
-            ids, offsets = tok.greedtok.encode_batch_flat(texts, mode=tok.mode, added_tokens=added,
-                                                          num_threads=self.num_threads)
-            return wrap_rows(ids, offsets, template.prefix, template.suffix)
+            tok, mode, added, prefix, suffix = self._native
+            ids, offsets = tok.encode_batch_flat(texts, mode=mode, added_tokens=added, num_threads=self.num_threads)
+            return wrap_rows(ids, offsets, prefix, suffix) if self.add_special_tokens else (ids, offsets)
         texts = list(texts)
         for k, t in enumerate(texts):
             if not isinstance(t, str):

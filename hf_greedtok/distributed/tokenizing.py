@@ -106,7 +106,8 @@ def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
     return next(iter(kinds.items()))
 
 
-def _ray_documents(source, kinds, text_column: str, encoding_errors: str) -> tuple["ray.data.Dataset", str]:
+def _ray_documents(source, kinds, text_column: str, encoding_errors: str,
+                   workers: int) -> tuple["ray.data.Dataset", str]:
     """(Dataset of documents, their name in errors)."""
     import ray
     if kinds is None:
@@ -114,8 +115,10 @@ def _ray_documents(source, kinds, text_column: str, encoding_errors: str) -> tup
     kind, files = _single_kind(kinds)
     name = ", ".join(os.path.basename(f) if "://" not in f else f for f in files)
     # Reads take no CPU slot: the encoder actors hold one CPU each for the whole run, and a read
-    # waiting for a slot they hold would wait forever (measured: 2 actors on 2 CPUs hung)
-    free = {"num_cpus": 0}     # read_* keyword arguments
+    # waiting for a slot they hold would wait forever (measured: 2 actors on 2 CPUs hung). At
+    # most ``workers`` reads at a time, as slot-free tasks would otherwise all start at once,
+    # each in a new worker process (measured: 16 files, 27 processes on a 1-CPU cluster)
+    free = {"num_cpus": 0, "concurrency": workers}     # read_* keyword arguments
     if kind == "text":
         # one block per file; its lines are cut where Ray runs the next step, the encoder's
         ds = ray.data.read_binary_files(files, include_paths=True, override_num_blocks=len(files), **free)
@@ -251,14 +254,15 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
 
     def write(folder: Path) -> None:
         try:
-            docs, name = _ray_documents(to_ray_dataset(source) if kinds is None else None, kinds, text_column, encoding_errors)
             workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            docs, name = _ray_documents(to_ray_dataset(source) if kinds is None else None, kinds, text_column,
+                                        encoding_errors, workers)
             with data_settings([docs], show_progress=show_progress, preserve_order=True):
                 docs.map_batches(_EncodeActor, fn_constructor_kwargs=dict(
                     folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, **args),
                     batch_size=batch_size, batch_format="pyarrow", zero_copy_batch=True,
                     compute=ray.data.ActorPoolStrategy(size=workers)
-                ).write_parquet(str(folder), ray_remote_args={"num_cpus": 0})   # no slot: as the reads
+                ).write_parquet(str(folder), ray_remote_args={"num_cpus": 0}, concurrency=workers)  # as the reads
         except BaseException:
             if started:     # stop our tasks before the temporary folder is removed
                 ray.shutdown()
