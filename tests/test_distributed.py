@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 
 import pytest
@@ -112,7 +113,7 @@ def test_jsonl_parquet_and_a_ray_dataset(cluster, documents):
     got = count_words_distributed([jsonl, parquet], pre, normalizer=norm, special_tokens=SPECIALS,
                                   shuffle_strategy=FAST, show_progress=False)
     assert got == Counter({w: 2 * c for w, c in one.items()})
-    ds = ray.data.from_items([{"text": p} for p in paragraphs])
+    ds = ray.data.from_items([{"text": p} for p in paragraphs], override_num_blocks=2)   # not 200 tiny tasks
     assert count_words_distributed(ds, pre, normalizer=norm, special_tokens=SPECIALS, shuffle_strategy=FAST,
                                    show_progress=False) == one
     with pytest.raises(CorpusError, match="no column 'body'"):
@@ -337,6 +338,13 @@ def test_tokenize_output_is_atomic_and_replaces_only_its_own_folders(slices, tmp
     with pytest.raises(CorpusError, match=r"bad\.jsonl: document 2 is int, not text"):
         tokenize_dataset(bad, folder / "cover", out, engine="local", batch_size=1)
     assert list(tmp_path.iterdir()) == [bad]          # no output, no temporary folder
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    tokenize_dataset(empty, folder / "cover", tmp_path / "none", engine="local", attention_mask=True)
+    assert pq.read_table(tmp_path / "none").column_names == ["input_ids", "attention_mask"]
+    assert pq.read_table(tmp_path / "none").num_rows == 0
+    shutil.rmtree(tmp_path / "none")
+    empty.unlink()
     tokenize_dataset(files[1], folder / "cover", out, engine="local")
     first = pq.read_table(out)
     assert sorted(p.name for p in out.iterdir()) == ["_hf_greedtok_manifest.json", "part-00000.parquet"]

@@ -113,7 +113,9 @@ def _ray_documents(source, kinds, text_column: str, encoding_errors: str,
     if kinds is None:
         return source, f"dataset column {text_column!r}"
     kind, files = _single_kind(kinds)
-    name = ", ".join(os.path.basename(f) if "://" not in f else f for f in files)
+    names = [os.path.basename(f) if "://" not in f else f for f in files]
+    # errors name the file when there is one; each task carries the name, so not thousands
+    name = ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:3])} ... ({len(names)} files)"
     # Reads take no CPU slot: the encoder actors hold one CPU each for the whole run, and a read
     # waiting for a slot they hold would wait forever (measured: 2 actors on 2 CPUs hung). At
     # most ``workers`` reads at a time, as slot-free tasks would otherwise all start at once,
@@ -165,6 +167,8 @@ def _write_local(folder: Path, kinds, tokenizer_dir, mode, add_special_tokens, a
             if writer is None:
                 writer = pq.ParquetWriter(folder / "part-00000.parquet", table.schema)
             writer.write_table(table)
+        if writer is None:      # no document: an empty table, so that readers find the columns
+            pq.write_table(encoder.encode_table([]), folder / "part-00000.parquet")
     finally:
         if writer is not None:
             writer.close()
