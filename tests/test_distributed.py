@@ -16,6 +16,8 @@ from collections import Counter
 
 import pytest
 from corpora import corpus
+from hypothesis import given
+from hypothesis import strategies as st
 
 ray = pytest.importorskip("ray", reason="distributed counting needs the ray extra: pip install 'hf-greedtok[ray]'")
 pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
@@ -387,3 +389,15 @@ def test_tokenize_a_bpe_folder_as_transformers_does(slices, tmp_path):
     docs = file_documents(files[1:])
     assert pq.read_table(out.path).column("input_ids").to_pylist() == \
         AutoTokenizer.from_pretrained(str(tmp_path / "bpe"))(docs)["input_ids"]
+
+
+@given(rows=st.lists(st.lists(st.integers(0, 2**31 - 1), max_size=5), max_size=6),
+       prefix=st.lists(st.integers(0, 9), max_size=2), suffix=st.lists(st.integers(0, 9), max_size=2))
+def test_wrap_rows_puts_the_template_around_every_row(rows, prefix, suffix):
+    import numpy as np
+    from hf_greedtok.distributed.encoding import wrap_rows
+    ids = np.array([i for r in rows for i in r], dtype=np.int32)
+    offsets = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    out, bounds = wrap_rows(ids, offsets, prefix, suffix)
+    assert out.dtype == np.int32 and bounds.dtype == np.int64
+    assert [out[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])] == [prefix + r + suffix for r in rows]
