@@ -5,11 +5,15 @@ same vocabulary size; then ``Dataset.map`` with 1 and 2 processes.
 All use the same pre-tokenization (GPT-4 regex split + byte level) and are trained on the same
 text (the first ``--train-mb`` MB of the corpus). Throughput is MB of UTF-8 text per second over
 batches of ``--batch`` lines of the first ``--encode-mb`` MB, median of ``--repeat`` passes after
-one warm-up pass, for three calls:
+one warm-up pass, for these calls:
 
 * ``tok(batch)`` (lists of ids),
 * ``tok(batch, padding=True, return_tensors="np")`` (goal: cover >= 3x HF BPE),
-* ``tok(batch, return_offsets_mapping=True)``, which needs the backend (goal: >= 1x HF BPE),
+* ``tok(batch, return_offsets_mapping=True)`` (goal, as for every call the backend could
+  answer: >= 1x HF BPE),
+* ``tok(batch, next_lines, truncation=True, max_length=128)``: text pairs (MB counts both texts),
+* ``tok(words, is_split_into_words=True, padding=True)``: pre-split words,
+* ``tok(batch, ..., stride=8, return_overflowing_tokens=True)``: overflowing rows,
 
 first on one thread (``TOKENIZERS_PARALLELISM=false`` for the Rust backends and for our native
 path), then with both settled on every core. ``Dataset.map(lambda b: tok(b["text"]),
@@ -41,11 +45,26 @@ from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Tokenizer, expor
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 
 SPECIALS = ["<|endoftext|>"]
+# call label -> (input shape, keyword arguments); shapes: "texts" (the batch), "pairs" (each
+# line with the next), "words" (each line split at spaces, is_split_into_words)
 CALLS = {
-    "tok(batch)": {},
-    "tok(batch, padding=True, return_tensors='np')": {"padding": True, "return_tensors": "np"},
-    "tok(batch, return_offsets_mapping=True)": {"return_offsets_mapping": True},
+    "tok(batch)": ("texts", {}),
+    "tok(batch, padding=True, return_tensors='np')": ("texts", {"padding": True, "return_tensors": "np"}),
+    "tok(batch, return_offsets_mapping=True)": ("texts", {"return_offsets_mapping": True}),
+    "tok(batch, next_lines, truncation=True, max_length=128)": ("pairs", {"truncation": True, "max_length": 128}),
+    "tok(words, is_split_into_words=True, padding=True)": ("words", {"is_split_into_words": True, "padding": True}),
+    "tok(batch, truncation=True, max_length=64, stride=8, return_overflowing_tokens=True)":
+        ("texts", {"truncation": True, "max_length": 64, "stride": 8, "return_overflowing_tokens": True}),
 }
+
+
+def shaped(batch: list[str], shape: str) -> tuple:
+    """The positional arguments of a call on ``batch`` in the given input shape."""
+    if shape == "pairs":
+        return batch, batch[1:] + batch[:1]
+    if shape == "words":
+        return ([line.split(" ") for line in batch],)
+    return (batch,)
 
 
 def read_lines(path: Path, megabytes: float) -> list[str]:
@@ -64,15 +83,16 @@ def hf_bpe(lines: list[str], vocab_size: int, core: Tokenizer) -> PreTrainedToke
     return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token=SPECIALS[0], pad_token=SPECIALS[0])
 
 
-def throughput(tok, batches: list[list[str]], megabytes: float, repeat: int, kwargs: dict) -> float:
-    """Median MB/s of ``repeat`` passes over all batches, after one untimed pass."""
-    for batch in batches:
-        tok(batch, **kwargs)
+def throughput(tok, batches: list[tuple], megabytes: float, repeat: int, kwargs: dict) -> float:
+    """Median MB/s of ``repeat`` passes over all batches (argument tuples), after one untimed
+    pass; ``megabytes``: the text of one pass."""
+    for args in batches:
+        tok(*args, **kwargs)
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        for batch in batches:
-            tok(batch, **kwargs)
+        for args in batches:
+            tok(*args, **kwargs)
         times.append(time.perf_counter() - started)
     return megabytes / statistics.median(times)
 
@@ -141,8 +161,10 @@ def bench(name: str, args) -> None:
               f"MB/s, median of {args.repeat}; ratio to HF BPE in brackets\n")
         print("| call | " + " | ".join(contenders) + " |")
         print("|---|" + "---|" * len(contenders))
-        for call, kwargs in CALLS.items():
-            speeds = {label: throughput(tok, batches, megabytes, args.repeat, kwargs)
+        for call, (shape, kwargs) in CALLS.items():
+            inputs = [shaped(batch, shape) for batch in batches]
+            text_mb = megabytes * (2 if shape == "pairs" else 1)     # a pair encodes every line twice
+            speeds = {label: throughput(tok, inputs, text_mb, args.repeat, kwargs)
                       for label, tok in contenders.items()}
             anchor = speeds["HF BPE"]
             print(f"| `{call}` | " + " | ".join(f"{v:.2f} ({v / anchor:.2f}x)" for v in speeds.values()) + " |")

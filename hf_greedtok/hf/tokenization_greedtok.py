@@ -28,8 +28,8 @@ from hf_greedtok.core import Tokenizer
 from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.formats.greedtok_json import FILE_NAME, verify_file_folder
 from hf_greedtok.formats.manifest import write_save_manifest
-from hf_greedtok.hf.fast_path import LazyEncodingsBatch, SingleTemplate, assemble, char_spans, fast_plan, \
-    native_threads, single_template
+from hf_greedtok.hf.fast_path import LazyEncodingsBatch, Template, TruncationRefused, assemble, char_spans, \
+    fast_plan, native_threads, template
 from hf_greedtok.hf.folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
 from hf_greedtok.hf.pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
                                      folder_json, native_added_tokens, refresh_decoder, standard_json)
@@ -146,13 +146,15 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             whose vocabulary differs from the ranked token file.
         GreedTokFileError: the ranked token file is missing, truncated or corrupted.
 
-    Speed: calls on one text or a batch of texts (special tokens, truncation, padding,
-    attention and special-tokens masks, lengths, byte-level offsets, any ``return_tensors``) are
-    encoded natively without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and
-    padded in numpy (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its
-    ``encodings`` (``word_ids()``, ``tokens()``) are made by the backend on first use. Pairs,
-    pre-split words, overflow, stride and offsets of Metaspace or normalized text go through the
-    backend. ``native_batch_path = False`` sends every call through the backend.
+    Speed: calls on one text or a batch of texts, text pairs or pre-split words (special
+    tokens, truncation, overflowing rows with stride, padding, attention and special-tokens
+    masks, token type ids, lengths, byte-level offsets, any ``return_tensors``) are encoded
+    natively without the GIL on every core (``TOKENIZERS_PARALLELISM=false``: one) and padded
+    in numpy (:mod:`hf_greedtok.hf.fast_path`); the result equals the backend's, and its
+    ``encodings`` (``word_ids()``, ``tokens()``) are made by the backend on first use. Offsets
+    of Metaspace or normalized text, and post-processors other than templates, go through the
+    backend.
+    ``native_batch_path = False`` sends every call through the backend.
 
     Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
     does). One instance may be shared by threads: backend calls are serialized by a lock, which
@@ -224,9 +226,8 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         backend_call = functools.partial(super()._encode_plus, text, text_pair, **args, **kwargs)
         plan = fast_plan(self, text, text_pair, kwargs=kwargs, **args) if self.native_batch_path else None
         added = self._native_added_tokens() if plan is not None else None
-        template = self._single_template() if added is not None else None
-        if template is None or (plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE
-                                and plan.max_length < template.n_special):
+        tpl = self._template(plan.pairs, plan.add_special_tokens) if added is not None else None
+        if tpl is None:
             return backend_call()
         with backend_lock(self._tokenizer):
             # the backend is left configured as the backend path leaves it
@@ -236,20 +237,25 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                                             padding_side=padding_side)
             if self._tokenizer.encode_special_tokens != (not plan.allow_special):
                 self._tokenizer.encode_special_tokens = not plan.allow_special
-        ids, offsets = self.greedtok.encode_batch_flat(plan.texts, mode=self.mode, allow_special=plan.allow_special,
+        ids, offsets = self.greedtok.encode_batch_flat(plan.pieces, mode=self.mode, allow_special=plan.allow_special,
                                                        num_threads=native_threads(), added_tokens=added)
-        spans = char_spans(plan.texts, ids, offsets, self._token_byte_lengths(added)) \
+        spans = char_spans(plan.pieces, ids, offsets, self._token_byte_lengths(added)) \
             if plan.return_offsets_mapping else None
-        data = assemble(plan, ids, offsets, template, self.pad_token_id, self.pad_token_type_id, spans)
+        try:
+            data = assemble(plan, ids, offsets, tpl, self.pad_token_id, self.pad_token_type_id, spans)
+        except TruncationRefused:
+            data = None
+        if data is None:
+            return backend_call()          # raises tokenizers' own error, without ours as its context
         if verbose and max_length is None:
             rows = data["input_ids"]
             longest = rows.shape[1] if isinstance(rows, np.ndarray) else max(map(len, rows))
             self._eventual_warn_about_too_long_sequence(range(longest), max_length, verbose)
-        as_rows = plan.batched or return_tensors is not None
+        as_rows = plan.batched or return_tensors is not None or plan.overflow
         if not as_rows:
             data = {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in data.items()}
         return LazyEncodingsBatch(data, lambda: backend_call().encodings, tensor_type=return_tensors,
-                                  batched=as_rows)
+                                  batched=as_rows, n_sequences=tpl.n_sequences)
 
     def _native_added_tokens(self) -> Optional[dict[str, int]]:
         """The backend's added tokens (string -> id) for the native matcher, or None when one of
@@ -267,6 +273,13 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None and \
             (pp is None or isinstance(pp, processors.TemplateProcessing))
 
+    def native_overflow(self) -> bool:
+        """Whether the native path computes ``stride`` and ``return_overflowing_tokens`` itself:
+        it follows how tokenizers merges overflowing parts through a template (none, or
+        TemplateProcessing); other post-processors order them their own way."""
+        pp = self._tokenizer.post_processor
+        return pp is None or isinstance(pp, processors.TemplateProcessing)
+
     def _token_byte_lengths(self, added: dict[str, int]) -> np.ndarray:
         """Bytes of text each id spells (int64[max id + 1]), tokens added after training included."""
         key = frozenset(added.items())
@@ -281,16 +294,18 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             self.__dict__["_byte_lengths_cache"] = cached
         return cached[1]
 
-    def _single_template(self) -> Optional[SingleTemplate]:
-        """The special tokens the post-processor adds around one text (cached by its state), or
-        None when the post-processor does more than add them (the backend path applies it)."""
+    def _template(self, pair: bool, add_special_tokens: bool) -> Optional[Template]:
+        """The special tokens the post-processor adds around one text or a pair (cached by its
+        state), or None when the post-processor does more than add them (the backend path
+        applies it)."""
         pp = self._tokenizer.post_processor
-        key = pp.__getstate__() if pp is not None else None
-        cached = self.__dict__.get("_template_cache")
-        if cached is None or cached[0] != key:
-            cached = (key, single_template(pp))
-            self.__dict__["_template_cache"] = cached
-        return cached[1]
+        key = (pp.__getstate__() if pp is not None else None, pair, add_special_tokens)
+        cache = self.__dict__.setdefault("_template_cache", {})
+        if key not in cache:
+            if len(cache) >= 16:        # a post-processor changed many times: keep the newest only
+                cache.clear()
+            cache[key] = template(pp, pair, add_special_tokens)
+        return cache[key]
 
     # ------------------------------------------------------------------ GreedTok state
 
