@@ -10,7 +10,8 @@ Shape of the Ray job::
 
 Rows keep the input's order (Ray Data's ``preserve_order``; the local engine reads in order):
 row k of the output, read back as one table (``pyarrow.parquet.read_table(output)``,
-``datasets.load_dataset("parquet", data_dir=output)``, ``ray.data.read_parquet(output)``), is
+``datasets.load_dataset("parquet", data_files="OUTPUT/*.parquet")``,
+``ray.data.read_parquet(output)``), is
 document k of the inputs taken in the order given. A text file's documents are its lines, each
 keeping its ``"\\n"``, cut and decoded exactly as word counting cuts them
 (:func:`hf_greedtok.word_counts.text_lines`), so the ids' total equals the token count the
