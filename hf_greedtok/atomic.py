@@ -1,6 +1,6 @@
 """Atomic file writes: readers see the old file or the complete new one, never a part.
 
-Folders are replaced atomically by :func:`hf_greedtok.cli.output_folders.write_folder`, which
+Folders are replaced atomically by :func:`hf_greedtok.output_folders.write_folder`, which
 builds the new folder beside the old one and swaps them with renames.
 """
 from __future__ import annotations

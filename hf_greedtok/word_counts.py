@@ -188,14 +188,21 @@ def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: b
     return counts
 
 
-def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
-    source, first_line, data = job
+def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
+    """The lines of a chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's
+    number), each keeping its ``"\\n"``; the last one may lack it. Word counting and dataset
+    tokenization cut text files with this one function, so both see the same lines.
+
+    Raises:
+        CorpusError: a NUL byte, or invalid UTF-8 under ``encoding_errors="strict"`` (file and
+            line named).
+    """
     nul = data.find(b"\0")
     if nul >= 0:
         raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
                           "NUL byte: this looks like a binary file, not text")
     try:
-        text = data.decode("utf-8", errors=_state["errors"])
+        text = data.decode("utf-8", errors=encoding_errors)
     except UnicodeDecodeError as e:
         line = first_line + data.count(b"\n", 0, e.start)
         raise CorpusError(source, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); pass "
@@ -205,7 +212,12 @@ def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
         lines.append(parts[-1])
-    return _count_lines(lines, source, first_line, per_item=False)
+    return lines
+
+
+def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
+    source, first_line, data = job
+    return _count_lines(text_lines(source, first_line, data, _state["errors"]), source, first_line, per_item=False)
 
 
 def _count_text_batch(job: tuple[str, int, list]) -> Counter:

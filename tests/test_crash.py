@@ -23,7 +23,7 @@ import pytest
 from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer
-from hf_greedtok.cli import output_folders as folders
+from hf_greedtok import output_folders as folders
 from hf_greedtok.hf import folder as hf_folder
 from hf_greedtok.cli import main
 from hf_greedtok.formats.manifest import verify_manifest

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 
 import pytest
 from corpora import corpus
+from hypothesis import given
+from hypothesis import strategies as st
 
 ray = pytest.importorskip("ray", reason="distributed counting needs the ray extra: pip install 'hf-greedtok[ray]'")
 pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
@@ -112,7 +115,7 @@ def test_jsonl_parquet_and_a_ray_dataset(cluster, documents):
     got = count_words_distributed([jsonl, parquet], pre, normalizer=norm, special_tokens=SPECIALS,
                                   shuffle_strategy=FAST, show_progress=False)
     assert got == Counter({w: 2 * c for w, c in one.items()})
-    ds = ray.data.from_items([{"text": p} for p in paragraphs])
+    ds = ray.data.from_items([{"text": p} for p in paragraphs], override_num_blocks=2)   # not 200 tiny tasks
     assert count_words_distributed(ds, pre, normalizer=norm, special_tokens=SPECIALS, shuffle_strategy=FAST,
                                    show_progress=False) == one
     with pytest.raises(CorpusError, match="no column 'body'"):
@@ -176,3 +179,225 @@ def test_training_on_distributed_counts_ranks_the_same_tokens(cluster, texts):
         tok = trainer.train_from_counts(counts)
         return tok.model.ranked_tokens, tok.training_info["k_learned"]
     assert ranked(dist) == ranked(local)
+
+
+# ---------------------------------------------------------------- tokenizing (issue 16 items 3-5)
+
+@pytest.fixture(scope="module")
+def slices(tmp_path_factory):
+    """The heads of en_brown and hi_devdas (whole lines) and two folders trained on them: cover
+    with BOS/EOS added, and optimal."""
+    folder = tmp_path_factory.mktemp("tokenize")
+    files = []
+    for name, lines in (("en_brown.txt", 3000), ("hi_devdas.txt", 1200)):
+        with open(corpus(name), encoding="utf-8", newline="") as f:
+            head = "".join(line for _, line in zip(range(lines), f))
+        files.append(folder / name)
+        files[-1].write_text(head, encoding="utf-8", newline="")
+    common = [*map(str, files), "-k", "400", "--quiet"]
+    assert main(["train", *common, "-o", str(folder / "cover"), "--bos-token", "<s>", "--eos-token", "</s>",
+                 "--add-bos-token", "--add-eos-token"]) == 0
+    assert main(["train", *common, "-o", str(folder / "optimal"), "--mode", "optimal"]) == 0
+    return folder, [str(f) for f in files]
+
+
+def file_documents(paths):
+    """A text file's documents as tokenize defines them: its lines, each keeping its "\\n"."""
+    docs = []
+    for p in paths:
+        parts = open(p, encoding="utf-8", newline="").read().split("\n")
+        docs += [x + "\n" for x in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    return docs
+
+
+def backend_ids(folder, docs, **kwargs):
+    """tok(doc) through the transformers backend (not the native batch path tokenize uses)."""
+    from hf_greedtok.distributed.encoding import load_folder_tokenizer
+    tok = load_folder_tokenizer(folder, **kwargs)
+    tok.native_batch_path = False
+    return tok(docs)["input_ids"]
+
+
+def test_cli_tokenize_ray_equals_local_and_one_process(cluster, slices, tmp_path, capsys):
+    folder, files = slices
+    for engine in ("local", "ray"):     # ray joins the fixture's cluster
+        assert main(["tokenize", str(folder / "cover"), *files, "-o", str(tmp_path / engine), "--engine", engine,
+                     "--batch-size", "700", "--quiet"]) == 0
+    assert "counted" not in capsys.readouterr().out
+    local, ray_table = pq.read_table(tmp_path / "local"), pq.read_table(tmp_path / "ray")
+    assert ray_table.equals(local)
+    assert ray_table.schema.field("input_ids").type == pa.list_(pa.int32())
+    docs = file_documents(files)
+    ids = ray_table.column("input_ids").to_pylist()
+    assert ids == backend_ids(folder / "cover", docs)          # row k = document k, in input order
+    assert ids[0][0] == 0 and ids[0][-1] == 1                  # <s> ... </s> (the first special tokens)
+    # every training word covered as the trainer covered it: the corpus tokens are its objective
+    info = json.loads((folder / "cover" / "greedtok.json").read_text(encoding="utf-8"))["training"]
+    assert sum(map(len, ids)) - 2 * len(docs) == info["objective_tokens"]
+
+
+def test_tokenize_documents_optimal_with_attention_mask(cluster, slices, tmp_path):
+    from hf_greedtok import Tokenizer
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    docs = [p for p in "".join(file_documents(files)).split("\n\n") if p] + ["", "<s> is text here"]
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+    out = tokenize_dataset(jsonl, folder / "optimal", tmp_path / "out", attention_mask=True, batch_size=100,
+                           num_workers=1, show_progress=False)
+    table = pq.read_table(out.path)
+    assert out.rows == len(docs) == table.num_rows
+    tok = Tokenizer.load(folder / "optimal")
+    expected = [tok.encode(d, mode="optimal") for d in docs]
+    assert table.column("input_ids").to_pylist() == expected
+    assert table.column("attention_mask").to_pylist() == [[1] * len(e) for e in expected]
+    # the same folder in cover mode, from parquet, on the local engine
+    parquet = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"text": docs}), parquet, row_group_size=300)
+    tokenize_dataset(parquet, folder / "optimal", tmp_path / "cover", engine="local", mode="cover", num_threads=2)
+    assert pq.read_table(tmp_path / "cover").column("input_ids").to_pylist() == \
+        [tok.encode(d, mode="cover") for d in docs]
+
+
+def test_a_worker_killed_once_is_retried_and_the_results_stay_exact(cluster, slices, tmp_path):
+    """Issue 16 item 5: Ray reruns the task of a dead worker (counting) and restarts a dead actor
+    (tokenizing); counts and ids equal one process."""
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    docs = file_documents(files[1:])
+    rows = [{"text": d} for d in docs]
+
+    def crash_once(batch, marker):
+        # defined here, so that Ray ships it by value (workers cannot import the tests)
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return batch
+        os._exit(1)     # the first worker to get here dies, as a killed or lost node would
+    ds = ray.data.from_items(rows, override_num_blocks=4).map_batches(
+        crash_once, fn_kwargs=dict(marker=str(tmp_path / "count.crashed")), batch_format="pyarrow")
+    got = count_words_distributed(ds, ByteLevel(), shuffle_strategy=FAST, show_progress=False)
+    assert (tmp_path / "count.crashed").exists()
+    assert got == count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
+    ds = ray.data.from_items(rows, override_num_blocks=4).map_batches(
+        crash_once, fn_kwargs=dict(marker=str(tmp_path / "encode.crashed")), batch_format="pyarrow")
+    out = tokenize_dataset(ds, folder / "cover", tmp_path / "ids", batch_size=200, num_workers=1,
+                           show_progress=False)
+    assert (tmp_path / "encode.crashed").exists()
+    assert pq.read_table(out.path).column("input_ids").to_pylist() == backend_ids(folder / "cover", docs)
+
+
+def test_hf_datasets_sources(cluster, slices, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    docs = file_documents(files[1:])[:300]
+    hf = datasets.Dataset.from_dict({"text": docs})
+    assert count_words_distributed(hf, ByteLevel(), shuffle_strategy=FAST, show_progress=False) == \
+        count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
+    out = tokenize_dataset(hf.select(range(299, -1, -1)), folder / "cover", tmp_path / "hf", num_workers=1,
+                           show_progress=False)
+    assert pq.read_table(out.path).column("input_ids").to_pylist() == backend_ids(folder / "cover", docs[::-1])
+
+
+def test_cli_train_engine_ray_writes_the_local_folder(cluster, slices, tmp_path):
+    """Issue 16 item 2a from the command line: counted on Ray, trained here; the same folder."""
+    folder, files = slices
+    args = [*files, "-k", "300", "--special-token", "<|endoftext|>", "--quiet"]
+    assert main(["train", *args, "-o", str(tmp_path / "local")]) == 0
+    assert main(["train", *args, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "ray").iterdir())
+    for name in names:
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes(), name
+
+
+def test_tokenize_checks_everything_before_any_work(slices, tmp_path, capsys):
+    # no cluster fixture: every check runs before Ray would start (an unreachable address)
+    folder, files = slices
+    out = tmp_path / "out"
+    cases = [
+        ([str(folder / "cover"), files[0], str(tmp_path / "nope.txt")], "nope.txt: no such file"),
+        ([str(tmp_path / "no-tokenizer"), files[0]], "no-tokenizer: not a folder"),
+        ([str(folder / "cover"), files[0], str(tmp_path / "d.jsonl")], "different kinds"),
+    ]
+    (tmp_path / "d.jsonl").write_text('{"text": "x"}\n')
+    for argv, message in cases:
+        code = main(["tokenize", *argv, "-o", str(out), "--engine", "ray", "--ray-address", "ray://nowhere:1"])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and "Traceback" not in err, err
+        assert not out.exists()
+    assert main(["train", *files, "-k", "5", "-o", str(tmp_path / "t"), "--engine", "ray", "--counts"]) == 2
+    assert "--counts" in capsys.readouterr().err
+
+
+def test_tokenize_output_is_atomic_and_replaces_only_its_own_folders(slices, tmp_path, capsys):
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    out = tmp_path / "out"
+    bad = tmp_path / "bad.jsonl"      # the second batch holds a number: the run fails midway
+    bad.write_text('{"text": "fine"}\n{"text": 7}\n')
+    with pytest.raises(CorpusError, match=r"bad\.jsonl: document 2 is int, not text"):
+        tokenize_dataset(bad, folder / "cover", out, engine="local", batch_size=1)
+    assert list(tmp_path.iterdir()) == [bad]          # no output, no temporary folder
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    tokenize_dataset(empty, folder / "cover", tmp_path / "none", engine="local", attention_mask=True)
+    assert pq.read_table(tmp_path / "none").column_names == ["input_ids", "attention_mask"]
+    assert pq.read_table(tmp_path / "none").num_rows == 0
+    shutil.rmtree(tmp_path / "none")
+    empty.unlink()
+    tokenize_dataset(files[1], folder / "cover", out, engine="local")
+    first = pq.read_table(out)
+    assert sorted(p.name for p in out.iterdir()) == ["_hf_greedtok_manifest.json", "part-00000.parquet"]
+    with pytest.raises(FileExistsError):
+        tokenize_dataset(files[1], folder / "cover", out, engine="local")
+    tokenize_dataset(files[1], folder / "optimal", out, engine="local", overwrite=True)
+    assert not pq.read_table(out).equals(first)
+    (out / "notes.txt").write_text("mine")
+    code = main(["tokenize", str(folder / "cover"), files[1], "-o", str(out), "--overwrite"])
+    assert code == 2 and "notes.txt" in capsys.readouterr().err and (out / "notes.txt").exists()
+
+
+def test_a_killed_tokenize_leaves_no_output(slices, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    folder, files = slices
+    big = tmp_path / "big.txt"        # long enough to be killed mid-run
+    big.write_bytes(b"".join(corpus(n).read_bytes() for n in ("en_brown.txt", "en_python_docs.txt")))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "hf_greedtok.cli", "tokenize", str(folder / "cover"), str(big),
+                             "-o", str(out), "--num-proc", "1", "--batch-size", "256", "--quiet"],
+                            cwd=tmp_path, stderr=subprocess.PIPE)
+    while not list(tmp_path.glob(".out.new-*/part-00000.parquet")) and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not out.exists()
+
+
+def test_tokenize_a_bpe_folder_as_transformers_does(slices, tmp_path):
+    """Folders without a ranked token file go through the transformers tokenizer's batch call."""
+    from transformers import AutoTokenizer
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, files = slices
+    assert main(["train", files[1], "--algorithm", "bpe", "-k", "200", "-o", str(tmp_path / "bpe"), "--quiet"]) == 0
+    out = tokenize_dataset(files[1], tmp_path / "bpe", tmp_path / "ids", engine="local", batch_size=500)
+    docs = file_documents(files[1:])
+    assert pq.read_table(out.path).column("input_ids").to_pylist() == \
+        AutoTokenizer.from_pretrained(str(tmp_path / "bpe"))(docs)["input_ids"]
+
+
+@given(rows=st.lists(st.lists(st.integers(0, 2**31 - 1), max_size=5), max_size=6),
+       prefix=st.lists(st.integers(0, 9), max_size=2), suffix=st.lists(st.integers(0, 9), max_size=2))
+def test_wrap_rows_puts_the_template_around_every_row(rows, prefix, suffix):
+    import numpy as np
+    from hf_greedtok.distributed.encoding import wrap_rows
+    ids = np.array([i for r in rows for i in r], dtype=np.int32)
+    offsets = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    out, bounds = wrap_rows(ids, offsets, prefix, suffix)
+    assert out.dtype == np.int32 and bounds.dtype == np.int64
+    assert [out[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])] == [prefix + r + suffix for r in rows]

@@ -45,7 +45,8 @@ REMOTE_CODE_IMPORTS = {
                                  "kept_lengths", "native_threads", "template"],
     "hf_greedtok.hf.folder": ["LOOKUP_FILE", "TOKENIZER_FILE", "check_same_vocab"],
     "hf_greedtok.hf.pipeline": ["attach", "attachment", "backend_from_folder_json", "backend_lock",
-                                "build_backend", "folder_json", "refresh_decoder", "standard_json"],
+                                "build_backend", "folder_json", "native_added_tokens", "refresh_decoder",
+                                "standard_json"],
     "hf_greedtok.indic.lookup": ["MorphLookup"],
     "hf_greedtok.normalizers": ["replace_surrogates"],
 }

@@ -15,8 +15,12 @@
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
         (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
+    hf-greedtok tokenize DIR INPUT... --output OUT [--engine local|ray] [--ray-address ADDR]
+        (a folder of parquet files: input_ids [, attention_mask], one row per document in input
+        order; --engine ray encodes on a Ray actor pool, each actor loading DIR once)
+    (train --engine ray counts the words on Ray, then trains here on the merged counts)
 
-Output folders (:mod:`hf_greedtok.cli.output_folders`): never the working directory, an ancestor of it or
+Output folders (:mod:`hf_greedtok.output_folders`): never the working directory, an ancestor of it or
 a folder holding an input; written beside the target and renamed into place with a manifest
 (sha256 of every file) written last; ``--overwrite`` replaces only a folder hf-greedtok wrote,
 and the old one is deleted only after the new one is in place. Loading (``encode``,
@@ -104,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
     t.add_argument("--num-threads", type=positive_int, default=None,
                    help="GreedTok trainer threads (default: all cores); the result does not depend on it")
+    _add_engine_options(t, "count the words", "counting")
     _add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
     e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")
@@ -159,16 +164,44 @@ def _parser() -> argparse.ArgumentParser:
                    help="a special token, cut out of the text before counting as encoding does (repeatable)")
     n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
     n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
-    n.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help="local: this machine's process pool (default); ray: Ray Data on a cluster")
-    n.add_argument("--ray-address", default=None,
-                   help="with --engine ray: 'auto' or HOST:PORT joins a running cluster; default: start a "
-                        "local one (--num-proc CPUs)")
+    _add_engine_options(n, "count", "counting")
     n.add_argument("--num-proc", type=positive_int, default=None,
                    help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
     n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
-    n.add_argument("--quiet", action="store_true", help="no progress bars")
+    n.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
+
+    z = sub.add_parser("tokenize", help="tokenize a dataset with a saved tokenizer into a folder of parquet files "
+                                        "(input_ids, optional attention_mask), in this process or on Ray")
+    z.add_argument("tokenizer", type=Path, metavar="DIR", help="any folder `train` writes")
+    z.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (one document per line, keeping its line end), .jsonl or .parquet "
+                        "documents, or globs; one kind per run")
+    z.add_argument("--output", "-o", type=Path, required=True,
+                   help="the folder of parquet files to create; row k is document k of the inputs in order")
+    z.add_argument("--mode", choices=["cover", "optimal"], default=None,
+                   help="GreedTok folders: the encoder (default: the folder's)")
+    z.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    z.add_argument("--attention-mask", action="store_true", help="also write attention_mask (all ones)")
+    z.add_argument("--no-special-tokens", action="store_true",
+                   help="leave out the BOS/EOS the tokenizer adds (add_special_tokens=False)")
+    z.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    z.add_argument("--batch-size", type=positive_int, default=4096, help="documents per encoder call")
+    _add_engine_options(z, "tokenize", "encoding")
+    z.add_argument("--num-proc", type=positive_int, default=None,
+                   help="local: encoder threads (default: all cores); ray: CPUs of the local cluster")
+    z.add_argument("--overwrite", action="store_true",
+                   help="replace --output if it exists (only a folder hf-greedtok tokenize wrote)")
+    z.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
     return p
+
+
+def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str) -> None:
+    """--engine and --ray-address of the commands that can run on Ray."""
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help=f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
+    p.add_argument("--ray-address", default=None,
+                   help=f"with --engine ray: 'auto' or HOST:PORT joins a running cluster for the {work}; "
+                        "default: start a local one (--num-proc CPUs)")
 
 
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
@@ -202,7 +235,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from . import commands      # here, not at the top: --help does without the trainer and encoders
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
                 "compare": commands.compare, "hierarchical": commands.hierarchical,
-                "count": commands.count}[args.command](args)
+                "count": commands.count, "tokenize": commands.tokenize}[args.command](args)
     except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
-from ..errors import CorpusError, GreedTokFileError
+from ..errors import CorpusError
 from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
-from ..formats.manifest import verify_manifest
-from ..hf.folder import (CONFIG_FILE, LOOKUP_FILE, TOKENIZER_FILE, is_greedtok_config, load_greedtok_backend,
-                         save_greedtok_folder)
+from ..hf.folder import (TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config, load_greedtok_backend,
+                         read_folder_json, save_greedtok_folder)
 from ..indic.cbpe import CBPETrainer
 from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
@@ -24,7 +23,7 @@ from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
 from ..trainers import GreedTokTrainer
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
-from .output_folders import check_target, check_writable, write_folder
+from ..output_folders import check_target, check_writable, write_folder
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer as HFTokenizer
@@ -37,7 +36,7 @@ def _input_files(args: argparse.Namespace) -> list[Path]:
 
 
 def _refuse_existing(args: argparse.Namespace) -> None:
-    """The output checks of :func:`hf_greedtok.cli.output_folders.write_folder`, run before any training
+    """The output checks of :func:`hf_greedtok.output_folders.write_folder`, run before any training
     too, so that a long run never ends in one of these errors."""
     check_target(args.output, overwrite=args.overwrite, inputs=_input_files(args))
     check_writable(args.output)
@@ -165,55 +164,22 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
 
 
 def _training_counts(args: argparse.Namespace, pre, normalizer, specials: Sequence[str]) -> dict:
-    """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens)."""
-    wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
-                      encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                      prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens);
+    ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
+    equal to counting here word for word)."""
+    if args.engine == "ray":
+        if args.counts:
+            raise ValueError("--counts reads finished tables: nothing to count on Ray; drop --engine ray")
+        from ..distributed.counting import count_words_distributed
+        wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
+                                     encoding_errors=args.encoding_errors, address=args.ray_address,
+                                     num_cpus=args.num_proc, show_progress=not args.quiet)
+    else:
+        wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
+                          encoding_errors=args.encoding_errors, num_proc=args.num_proc,
+                          prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
     return wc
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                                      "the file is truncated or corrupted") from None
-
-
-def _check_folder(folder: Path) -> Optional[dict]:
-    """Check that ``folder`` is a complete tokenizer folder before anything parses it.
-
-    Returns tokenizer_config.json's content, or None for a ``Tokenizer.save`` folder (only
-    greedtok.json). Raises GreedTokFileError naming the missing or damaged file.
-    """
-    if not folder.is_dir():
-        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
-    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
-    if not has[CONFIG_FILE]:
-        if has[TOKENIZER_FILE]:
-            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
-            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
-                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
-        if has[FILE_NAME]:
-            return None          # Tokenizer.load checks the manifest
-        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
-    config = _read_json(folder / CONFIG_FILE)
-    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
-    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
-    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
-    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
-    if has[FILE_NAME]:
-        needed.append(FILE_NAME)
-    for name in dict.fromkeys(needed):
-        if not (folder / name).is_file():
-            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
-                                                   f"but not {name})")
-    _read_json(folder / TOKENIZER_FILE)
-    verify_manifest(folder)         # after the checks above, whose messages say more
-    return config
 
 
 def _load_hf(folder: Path):
@@ -225,7 +191,7 @@ def _load_hf(folder: Path):
 def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], "HFTokenizer"]:
     """The native tokenizer (GreedTok folders only, else None) and the ``tokenizers`` backend
     of a checked folder; GreedTok folders load without transformers."""
-    config = _check_folder(folder)
+    config = check_tokenizer_folder(folder)
     if is_greedtok_config(config):
         return load_greedtok_backend(folder, config)
     return None, _load_hf(folder).backend_tokenizer
@@ -233,7 +199,7 @@ def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], "HFTokenizer"]:
 
 def _unicode_form(folder: Path) -> Optional[str]:
     """The Unicode normalization form (NFC, ...) of a folder's tokenizer.json normalizer, if any."""
-    spec = _read_json(folder / TOKENIZER_FILE).get("normalizer") or {}
+    spec = read_folder_json(folder / TOKENIZER_FILE).get("normalizer") or {}
     steps = spec.get("normalizers", [spec]) if spec.get("type") == "Sequence" else [spec]
     forms = [s.get("type") for s in steps if s.get("type") in ("NFC", "NFD", "NFKC", "NFKD")]
     return forms[-1] if forms else None
@@ -268,7 +234,7 @@ def evaluate(args: argparse.Namespace) -> int:
 def encode(args: argparse.Namespace) -> int:
     """``hf-greedtok encode``: print a text's tokens and ids as JSON; returns 0 when decoding
     gives the text back (normalized, if the tokenizer normalizes), else 1."""
-    config = _check_folder(args.tokenizer)
+    config = check_tokenizer_folder(args.tokenizer)
     if (args.tokenizer / FILE_NAME).is_file():
         tok = Tokenizer.load(args.tokenizer)
         ids = tok.encode(args.text, mode=args.mode)
@@ -398,4 +364,25 @@ def count(args: argparse.Namespace) -> int:
                    "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
     print(f"{sum(wc.values()):,} words, {len(wc):,} distinct, counted by the {args.engine} engine; wrote "
           f"{summary.words:,} entries to {out}{omitted}")
+    return 0
+
+
+def tokenize(args: argparse.Namespace) -> int:
+    """``hf-greedtok tokenize``: encode the inputs' documents with the folder DIR into the parquet
+    folder ``--output`` (:func:`hf_greedtok.distributed.tokenize_dataset`, ``--engine local``:
+    this process's native encoder threads; ``ray``: an actor pool); returns 0. Inputs, the
+    folder and the output are checked before any work (CorpusError, GreedTokFileError,
+    OutputError, FileExistsError: exit 2)."""
+    from ..distributed.tokenizing import tokenize_dataset
+    from .._threads import available_cores
+    local = args.engine == "local"
+    result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine=args.engine, mode=args.mode,
+                              text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
+                              attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
+                              batch_size=args.batch_size, overwrite=args.overwrite, address=args.ray_address,
+                              num_cpus=None if local else args.num_proc,
+                              num_threads=(args.num_proc or available_cores()) if local else 1,
+                              show_progress=not args.quiet)
+    print(f"{result.rows:,} documents tokenized by the {args.engine} engine into {len(result.files)} parquet "
+          f"file(s) in {result.path}")
     return 0

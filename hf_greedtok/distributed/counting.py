@@ -20,16 +20,14 @@ Text files are therefore read as bytes (``read_binary_files``), not with ``read_
 drops line ends and empty lines and decodes strictly on its own terms. Special tokens go through
 :func:`hf_greedtok.special_tokens.counting_pipeline`, as in training.
 
-Limits of this first increment: a text file is counted by one task (whole file in that task's
-memory; shard big corpora into many files for parallelism), and a ``datasets.Dataset`` source
-is not accepted yet (``ray.data.from_huggingface`` turns one into a Ray Dataset).
+Limits: a text file is counted by one task (whole file in that task's memory; shard big
+corpora into many files for parallelism).
 """
 from __future__ import annotations
 
-import logging
 import os
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from ..defaults import ENCODING_ERRORS
 from ..errors import CorpusError
@@ -37,38 +35,14 @@ from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
+from .session import data_settings, ensure_ray, is_dataset_source, require_ray, to_ray_dataset
 from .sources import is_uri, resolve_inputs
 
 if TYPE_CHECKING:
+    import datasets
     import ray.data
 
 DEFAULT_TEXT_COLUMN = "text"
-
-
-def require_ray():
-    """The ``ray`` module, or ImportError saying how to install the extra."""
-    try:
-        import ray
-        import ray.data  # noqa: F401
-    except ImportError:
-        raise ImportError("distributed counting needs Ray Data: pip install 'hf-greedtok[ray]'") from None
-    return ray
-
-
-def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *, quiet: bool = False) -> bool:
-    """Connect to Ray unless already connected: ``address`` None starts a local cluster
-    (``num_cpus`` CPUs, no dashboard), ``"auto"`` or ``"host:port"`` joins a running one.
-    Returns True when this call connected (the caller then owns the shutdown); ``quiet`` drops
-    Ray's INFO lines."""
-    ray = require_ray()
-    if ray.is_initialized():
-        return False
-    level = logging.WARNING if quiet else logging.INFO
-    if address is None:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level=level)
-    else:
-        ray.init(address=address, log_to_driver=False, logging_level=level)
-    return True
 
 
 def _table(counts: Counter):
@@ -97,21 +71,6 @@ def _count_documents(batch, pre, normalizer, column: str, source: str):
     return _table(_wc._count_text_batch((source, 0, batch.column(column).to_pylist())))
 
 
-def _corpus_error(error: BaseException) -> Optional[CorpusError]:
-    """The CorpusError a Ray task raised, found in the chain Ray wraps it in
-    (RayTaskError -> UserCodeException -> ...), or None."""
-    seen, todo = set(), [error]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, CorpusError):
-            return e
-        todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
-    return None
-
-
 def _merged(tables: "ray.data.Dataset", num_partitions: Optional[int]) -> Counter:
     """Exact sums per word of partial tables; deterministic order: count descending, then word."""
     import pyarrow as pa
@@ -132,7 +91,8 @@ def _merged(tables: "ray.data.Dataset", num_partitions: Optional[int]) -> Counte
     return Counter(dict(zip(merged.column("word").to_pylist(), merged.column("count").to_pylist())))
 
 
-def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], "ray.data.Dataset"],
+def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], "ray.data.Dataset",
+                                          "datasets.Dataset"],
                             pre_tokenizer: Optional[PreTokenizer] = None, *,
                             normalizer: Optional[UnicodeNormalizer] = None, special_tokens: Iterable[str] = (),
                             text_column: str = DEFAULT_TEXT_COLUMN, encoding_errors: str = "strict",
@@ -145,7 +105,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         source: a path, glob or list of them (``.jsonl``/``.json``: JSON Lines documents,
             ``.parquet``: documents, anything else: UTF-8 text counted line by line; kinds may be
             mixed; URIs such as ``s3://`` go to Ray's filesystems unchecked), or a
-            ``ray.data.Dataset`` whose ``text_column`` holds the documents.
+            ``ray.data.Dataset`` or Hugging Face ``datasets.Dataset`` whose ``text_column``
+            holds the documents.
         pre_tokenizer: the trainer's pre-tokenizer (default :class:`ByteLevel`, gpt4 pattern).
         normalizer: the trainer's normalizer, or None.
         special_tokens: cut out of the raw text before normalizing, as encoding does.
@@ -178,59 +139,44 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     pre, norm = counting_pipeline(pre_tokenizer if pre_tokenizer is not None else ByteLevel(),
                                   check_normalizer(normalizer, "count_words_distributed"), special_tokens)
     ray = require_ray()
-    is_dataset = isinstance(source, ray.data.Dataset)
+    is_dataset = is_dataset_source(source)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
     kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
     started = ensure_ray(address, num_cpus, quiet=not show_progress)
-    # Datasets keep the DataContext they were made with: a given Dataset's own context gets the
-    # settings too (and its old ones back afterwards)
-    contexts = [ray.data.DataContext.get_current()] + ([source.context] if is_dataset else [])
-    saved = [(c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception) for c in contexts]
-    for c in contexts:
-        c.enable_progress_bars = show_progress
-        if shuffle_strategy is not None:
-            c.shuffle_strategy = shuffle_strategy
-        # a task's CorpusError reaches us as itself (file and line), not as a UserCodeException
-        # whose cause Ray does not carry across processes
-        c.raise_original_map_exception = True
-    # quiet: Ray Data's per-run INFO lines (execution plan, timings) go with the progress bars
-    data_log = logging.getLogger("ray.data")
-    log_level = data_log.level
-    if not show_progress:
-        data_log.setLevel(logging.WARNING)
     try:
-        # batch_size=None: one batch per block, which lets Ray fuse each read with its counting
-        # into one task (ReadX->MapBatches), so text never leaves the task that read it
-        doc_args = dict(batch_format="pyarrow", zero_copy_batch=True, batch_size=None,
-                        fn_kwargs=dict(pre=pre, normalizer=norm, column=text_column))
-        if is_dataset:
-            tables = [source.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
-                **doc_args["fn_kwargs"], "source": f"dataset column {text_column!r}"}})]
-        else:
-            tables = []
-            for kind, files in kinds.items():
-                if kind == "text":
-                    # one block per file: a task holds one file, and without Ray's block
-                    # splitting the read fuses with the counting map
-                    ds = ray.data.read_binary_files(files, include_paths=True, override_num_blocks=len(files))
-                    tables.append(ds.map_batches(_count_text_files, batch_size=None, fn_kwargs=dict(
-                        pre=pre, normalizer=norm, encoding_errors=encoding_errors)))
-                else:
-                    ds = (ray.data.read_json(files, lines=True, override_num_blocks=len(files)) if kind == "json"
-                          else ray.data.read_parquet(files).select_columns([text_column]))
-                    name = ", ".join(os.path.basename(f) if not is_uri(f) else f for f in files)
-                    tables.append(ds.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
-                        **doc_args["fn_kwargs"], "source": name}}))
-        union = tables[0].union(*tables[1:]) if len(tables) > 1 else tables[0]
-        return _merged(union, num_partitions)
-    except ray.exceptions.RayError as e:
-        cause = _corpus_error(e)
-        if cause is not None:      # the worker's own error, naming file and line: say just that
-            raise CorpusError(cause.source, cause.line, cause.problem) from None
-        raise
+        dataset = to_ray_dataset(source) if is_dataset else None
+        with data_settings([dataset] if is_dataset else [], show_progress=show_progress,
+                           shuffle_strategy=shuffle_strategy):
+            return _merged(_partial_tables(dataset, kinds, pre, norm, text_column, encoding_errors), num_partitions)
     finally:
-        data_log.setLevel(log_level)
-        for c, (bars, strategy, original) in zip(contexts, saved):
-            c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
         if started:
             ray.shutdown()
+
+
+def _partial_tables(dataset: Optional["ray.data.Dataset"], kinds: Optional[dict], pre, norm, text_column: str,
+                    encoding_errors: str) -> "ray.data.Dataset":
+    """The Dataset of partial word tables of ``dataset``, or of the files ``kinds`` lists."""
+    import ray
+    # batch_size=None: one batch per block, which lets Ray fuse each read with its counting
+    # into one task (ReadX->MapBatches), so text never leaves the task that read it
+    doc_args = dict(batch_format="pyarrow", zero_copy_batch=True, batch_size=None,
+                    fn_kwargs=dict(pre=pre, normalizer=norm, column=text_column))
+    if kinds is None:
+        tables = [dataset.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
+            **doc_args["fn_kwargs"], "source": f"dataset column {text_column!r}"}})]
+    else:
+        tables = []
+        for kind, files in kinds.items():
+            if kind == "text":
+                # one block per file: a task holds one file, and without Ray's block
+                # splitting the read fuses with the counting map
+                ds = ray.data.read_binary_files(files, include_paths=True, override_num_blocks=len(files))
+                tables.append(ds.map_batches(_count_text_files, batch_size=None, fn_kwargs=dict(
+                    pre=pre, normalizer=norm, encoding_errors=encoding_errors)))
+            else:
+                ds = (ray.data.read_json(files, lines=True, override_num_blocks=len(files)) if kind == "json"
+                      else ray.data.read_parquet(files).select_columns([text_column]))
+                name = ", ".join(os.path.basename(f) if not is_uri(f) else f for f in files)
+                tables.append(ds.map_batches(_count_documents, **{**doc_args, "fn_kwargs": {
+                    **doc_args["fn_kwargs"], "source": name}}))
+    return tables[0].union(*tables[1:]) if len(tables) > 1 else tables[0]

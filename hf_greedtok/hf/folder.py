@@ -18,7 +18,8 @@ from tokenizers import Tokenizer as HFTokenizer
 from ..atomic import atomic_write_text
 from ..core import Tokenizer
 from ..formats.greedtok_json import FILE_NAME
-from ..formats.manifest import write_save_manifest
+from ..errors import GreedTokFileError
+from ..formats.manifest import verify_manifest, write_save_manifest
 from .pipeline import (attach, backend_from_folder_json, build_backend, folder_json, template_post_processor,
                           unigram_vocab)
 from ..models import MODES
@@ -133,3 +134,47 @@ def load_greedtok_backend(folder: Union[str, Path], config: Optional[dict]) -> t
     if vocab is not None:
         check_same_vocab(vocab, tok, str(folder))
     return tok, attach(backend_from_folder_json(text), tok, mode)
+
+
+def read_folder_json(path: Path) -> dict:
+    """A folder's JSON file (tokenizer.json, tokenizer_config.json); GreedTokFileError naming it when unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                                      "the file is truncated or corrupted") from None
+
+
+def check_tokenizer_folder(folder: Path) -> Optional[dict]:
+    """Check that ``folder`` is a complete tokenizer folder before anything parses it.
+
+    Returns tokenizer_config.json's content, or None for a ``Tokenizer.save`` folder (only
+    greedtok.json). Raises GreedTokFileError naming the missing or damaged file.
+    """
+    if not folder.is_dir():
+        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
+    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
+    if not has[CONFIG_FILE]:
+        if has[TOKENIZER_FILE]:
+            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
+            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
+                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
+        if has[FILE_NAME]:
+            return None          # Tokenizer.load checks the manifest
+        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
+    config = read_folder_json(folder / CONFIG_FILE)
+    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
+    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
+    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
+    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
+    if has[FILE_NAME]:
+        needed.append(FILE_NAME)
+    for name in dict.fromkeys(needed):
+        if not (folder / name).is_file():
+            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
+                                                   f"but not {name})")
+    read_folder_json(folder / TOKENIZER_FILE)
+    verify_manifest(folder)         # after the checks above, whose messages say more
+    return config

@@ -200,6 +200,38 @@ def template_post_processor(bos: Optional[tuple[str, int]] = None,
                                          special_tokens=[t for t in (bos, eos) if t])
 
 
+def native_added_tokens(backend: HFTokenizer) -> Optional[dict[str, int]]:
+    """A backend's added tokens (string -> id) for the native matcher of
+    :meth:`hf_greedtok.Tokenizer.encode_batch_flat`, or None when one of them needs the backend
+    (lstrip, rstrip, single-word, not special, or matched after a normalizer)."""
+    normalizer = backend.normalizer is not None
+    added = {}
+    for i, t in backend.get_added_tokens_decoder().items():
+        if t.lstrip or t.rstrip or t.single_word or not t.special or (t.normalized and normalizer):
+            return None
+        added[t.content] = i
+    return added
+
+
+def template_ids(backend: HFTokenizer) -> Optional[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(ids before, ids after) one sequence that a backend's post-processor adds: none for no
+    post-processor, read from the template of a ``TemplateProcessing`` (what our folders
+    save); None for any other post-processor (only the backend can apply it)."""
+    if backend.post_processor is None:
+        return (), ()
+    spec = json.loads(backend.post_processor.__getstate__())    # its JSON form (the backend may not serialize)
+    if spec.get("type") != "TemplateProcessing":
+        return None
+    sides: tuple[list[int], list[int]] = ([], [])
+    seen_sequence = False
+    for piece in spec["single"]:
+        if "Sequence" in piece:
+            seen_sequence = True
+        else:
+            sides[seen_sequence].extend(spec["special_tokens"][piece["SpecialToken"]["id"]]["ids"])
+    return tuple(sides[0]), tuple(sides[1])
+
+
 # ---------------------------------------------------------------------- the cover step
 
 class _WordCache(dict):

@@ -32,7 +32,7 @@ from hf_greedtok.hf.fast_path import LazyEncodingsBatch, Template, TruncationRef
     fast_plan, native_threads, template
 from hf_greedtok.hf.folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
 from hf_greedtok.hf.pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
-                                     folder_json, refresh_decoder, standard_json)
+                                     folder_json, native_added_tokens, refresh_decoder, standard_json)
 from hf_greedtok.indic.lookup import MorphLookup
 from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
@@ -261,14 +261,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         """The backend's added tokens (string -> id) for the native matcher, or None when one of
         them needs the backend (lstrip, rstrip, single-word, not special, or matched after a
         normalizer)."""
-        decoder = self._tokenizer.get_added_tokens_decoder()
-        normalizer = self._tokenizer.normalizer is not None
-        added = {}
-        for i, t in decoder.items():
-            if t.lstrip or t.rstrip or t.single_word or not t.special or (t.normalized and normalizer):
-                return None
-            added[t.content] = i
-        return added
+        return native_added_tokens(self._tokenizer)
 
     def native_offsets(self) -> bool:
         """Whether the native path computes ``return_offsets_mapping`` itself: byte-level

@@ -1,4 +1,4 @@
-"""Output folders of the commands that write one (``train``, ``compare``, ``hierarchical``).
+"""Output folders of the commands that write one (``train``, ``compare``, ``hierarchical``, ``tokenize``).
 
 Three rules, so that a command never loses the user's data nor leaves a broken folder:
 
@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Sequence, Union
 
-from ..atomic import current_umask
-from ..errors import OutputError
-from ..formats.manifest import MANIFEST_NAME, read_manifest, write_manifest
+from .atomic import current_umask
+from .errors import OutputError
+from .formats.manifest import MANIFEST_NAME, read_manifest, write_manifest
 
 PathLike = Union[str, os.PathLike]
 
@@ -56,8 +56,9 @@ def check_output(out: PathLike, inputs: Iterable[PathLike]) -> None:
             raise OutputError(out, f"contains the input {i}; choose a folder that holds no input")
 
 
-def check_replaceable(out: PathLike) -> None:
-    """Refuse to replace anything but a folder hf-greedtok wrote (see the module docstring).
+def check_replaceable(out: PathLike, manifest_name: str = MANIFEST_NAME) -> None:
+    """Refuse to replace anything but a folder hf-greedtok wrote (see the module docstring);
+    ``manifest_name``: the name its manifest was written under.
 
     Raises:
         OutputError: ``out`` is a symlink, not a folder, or holds a file we did not write.
@@ -67,11 +68,11 @@ def check_replaceable(out: PathLike) -> None:
         raise OutputError(out, "is a symbolic link; --overwrite replaces only a real folder written by hf-greedtok")
     if not out.is_dir():
         raise OutputError(out, "is a file, not a folder written by hf-greedtok; not replacing it")
-    listed = read_manifest(out)
+    listed = read_manifest(out, manifest_name)
     for path in sorted(_files(out)):
         rel = path.relative_to(out)
         if listed is not None:
-            ours = rel.as_posix() in listed or rel.as_posix() == MANIFEST_NAME
+            ours = rel.as_posix() in listed or rel.as_posix() == manifest_name
         else:
             ours = (rel.name in KNOWN_FILES and (len(rel.parts) == 1 or
                                                   (len(rel.parts) == 2 and rel.parts[0] in KNOWN_FOLDERS)))
@@ -89,7 +90,8 @@ def _files(folder: Path) -> list[Path]:
     return found
 
 
-def check_target(out: PathLike, *, overwrite: bool, inputs: Iterable[PathLike]) -> None:
+def check_target(out: PathLike, *, overwrite: bool, inputs: Iterable[PathLike],
+                 manifest_name: str = MANIFEST_NAME) -> None:
     """:func:`check_output`, then: an existing ``out`` needs ``overwrite`` and must pass
     :func:`check_replaceable`.
 
@@ -101,7 +103,7 @@ def check_target(out: PathLike, *, overwrite: bool, inputs: Iterable[PathLike]) 
     if os.path.lexists(out):
         if not overwrite:
             raise FileExistsError(f"{out} already exists; choose a new --output or pass --overwrite")
-        check_replaceable(out)
+        check_replaceable(out, manifest_name)
 
 
 def check_writable(out: PathLike) -> None:
@@ -122,7 +124,8 @@ def check_writable(out: PathLike) -> None:
 
 
 def write_folder(out: PathLike, write: Callable[[Path], None], *, overwrite: bool = False,
-                 inputs: Sequence[PathLike] = (), manifest: bool = True) -> None:
+                 inputs: Sequence[PathLike] = (), manifest: bool = True,
+                 manifest_name: str = MANIFEST_NAME) -> None:
     """Let ``write`` fill a new folder, then put it at ``out`` (see the module docstring).
 
     Args:
@@ -132,6 +135,7 @@ def write_folder(out: PathLike, write: Callable[[Path], None], *, overwrite: boo
         inputs: files the command read; ``out`` must not contain them.
         manifest: finish with the folder manifest of every file (tokenizer folders; report
             folders have none, their loaders being people).
+        manifest_name: its file name (datasets use ``_``-prefixed names, which parquet readers skip).
 
     Raises:
         FileExistsError: ``out`` exists and not ``overwrite``.
@@ -139,7 +143,7 @@ def write_folder(out: PathLike, write: Callable[[Path], None], *, overwrite: boo
             cannot be created (the message names ``out``, not the temporary folder).
     """
     out = Path(out)
-    check_target(out, overwrite=overwrite, inputs=inputs)
+    check_target(out, overwrite=overwrite, inputs=inputs, manifest_name=manifest_name)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         new = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
@@ -149,7 +153,7 @@ def write_folder(out: PathLike, write: Callable[[Path], None], *, overwrite: boo
         new.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
         write(new)
         if manifest:
-            write_manifest(new, _files(new))  # last: a folder with a manifest is complete
+            write_manifest(new, _files(new), manifest_name)  # last: a folder with a manifest is complete
         _put_in_place(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)   # ours; absent once renamed into place

@@ -1,0 +1,128 @@
+"""The Ray session of a distributed job: connecting, Ray Data settings for one run, errors.
+
+Shared by counting (:mod:`.counting`) and dataset tokenization (:mod:`.tokenizing`). Ray is
+imported inside the functions only: importing this module never loads it.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+
+from ..errors import CorpusError, GreedTokError
+
+if TYPE_CHECKING:
+    import ray.data
+
+
+def require_ray():
+    """The ``ray`` module, or ImportError saying how to install the extra."""
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError:
+        raise ImportError("distributed counting and tokenizing need Ray Data: pip install 'hf-greedtok[ray]'") from None
+    return ray
+
+
+def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *, quiet: bool = False) -> bool:
+    """Connect to Ray unless already connected: ``address`` None starts a local cluster
+    (``num_cpus`` CPUs, no dashboard), ``"auto"`` or ``"host:port"`` joins a running one.
+    Returns True when this call connected (the caller then owns the shutdown); ``quiet`` drops
+    Ray's INFO lines."""
+    ray = require_ray()
+    if ray.is_initialized():
+        return False
+    level = logging.WARNING if quiet else logging.INFO
+    if address is None:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level=level)
+    else:
+        ray.init(address=address, log_to_driver=False, logging_level=level)
+    return True
+
+
+@contextlib.contextmanager
+def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strategy: Optional[str] = None,
+                  preserve_order: Optional[bool] = None) -> Iterator[None]:
+    """Ray Data settings for one run, restored afterwards: on the current ``DataContext`` and
+    on each of ``datasets``' own (a Dataset keeps the context it was made with). Progress bars
+    and Ray Data's INFO lines follow ``show_progress``; a task's own exception reaches the
+    caller as itself (``raise_original_map_exception``), a :class:`CorpusError` naming file and
+    line instead of a UserCodeException whose cause Ray does not carry across processes."""
+    ray = require_ray()
+    contexts = [ray.data.DataContext.get_current()] + [d.context for d in datasets]
+    saved = [(c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception,
+              c.execution_options.preserve_order) for c in contexts]
+    for c in contexts:
+        c.enable_progress_bars = show_progress
+        c.raise_original_map_exception = True
+        if shuffle_strategy is not None:
+            c.shuffle_strategy = shuffle_strategy
+        if preserve_order is not None:
+            c.execution_options.preserve_order = preserve_order
+    data_log = logging.getLogger("ray.data")
+    log_level = data_log.level
+    if not show_progress:
+        data_log.setLevel(logging.WARNING)
+    try:
+        yield
+    except ray.exceptions.RayError as e:
+        cause = task_error(e)
+        if cause is None:
+            raise
+        if isinstance(cause, CorpusError):   # the worker's own error, naming file and line: just that
+            raise CorpusError(cause.source, cause.line, cause.problem) from None
+        raise cause from None
+    finally:
+        data_log.setLevel(log_level)
+        for c, (bars, strategy, original, order) in zip(contexts, saved):
+            c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
+            c.execution_options.preserve_order = order
+
+
+def task_error(error: BaseException) -> Optional[GreedTokError]:
+    """The GreedTokError (CorpusError, GreedTokFileError...) a Ray task raised, found in the
+    chain Ray wraps it in (RayTaskError -> UserCodeException -> ...), or None."""
+    seen, todo = set(), [error]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, GreedTokError):
+            return e
+        todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
+    return None
+
+
+def is_dataset_source(source) -> bool:
+    """Whether ``source`` is a ``ray.data.Dataset`` or a Hugging Face ``datasets.Dataset``
+    (else files); neither library is imported for a file source.
+
+    Raises:
+        TypeError: a ``datasets.IterableDataset`` (no fixed rows to split among workers).
+    """
+    module = type(source).__module__.split(".")[0]
+    if module == "ray":
+        return isinstance(source, require_ray().data.Dataset)
+    if module == "datasets":
+        import datasets
+        if isinstance(source, datasets.IterableDataset):
+            raise TypeError("an IterableDataset has no fixed rows to split among workers: pass a "
+                            "datasets.Dataset, a ray.data.Dataset or the files")
+        return isinstance(source, datasets.Dataset)
+    return False
+
+
+def to_ray_dataset(source) -> "ray.data.Dataset":
+    """A source :func:`is_dataset_source` accepts as a ``ray.data.Dataset``, once connected.
+
+    A ``datasets.Dataset`` becomes the Arrow table of its rows (its ``select``/``shuffle``
+    indices applied, order kept), in one block per CPU: what ``ray.data.from_huggingface``
+    does for a local Dataset, without its probe of the Hugging Face Hub (network, aiohttp).
+    """
+    ray = require_ray()
+    if isinstance(source, ray.data.Dataset):
+        return source
+    blocks = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return ray.data.from_arrow(source.with_format("arrow")[:], override_num_blocks=min(blocks, max(1, len(source))))
