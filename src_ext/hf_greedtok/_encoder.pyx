@@ -138,9 +138,12 @@ cdef class _Worker:
             self._reset(m)
 
     cdef int _reset(self, int m) except -1 nogil:
+        # clear + resize, not assign(n, x): Cython declares that assign without except +, so a
+        # bad_alloc in it would abort the process instead of raising MemoryError
         cdef CacheSlot empty
         memset(&empty, 0, sizeof(CacheSlot))
-        self.slots[m].assign(CACHE_MIN_SLOTS, empty)
+        self.slots[m].clear()
+        self.slots[m].resize(CACHE_MIN_SLOTS, empty)
         self.keys[m].clear()
         self.vals[m].clear()
         self.used[m] = 0
@@ -151,7 +154,8 @@ cdef class _Worker:
         old.swap(self.slots[m])
         cdef CacheSlot empty
         memset(&empty, 0, sizeof(CacheSlot))
-        self.slots[m].assign(2 * old.size(), empty)
+        self.slots[m].clear()
+        self.slots[m].resize(2 * old.size(), empty)
         cdef uint64_t mask = self.slots[m].size() - 1, i
         cdef size_t j
         for j in range(old.size()):
@@ -443,7 +447,8 @@ cdef class RankedEncoder:
                 self._emit_single(u[i], out)
             return 0
         cpp_sort(wk.matches.begin(), wk.matches.end())
-        wk.cov.assign(n, 0)
+        wk.cov.clear()
+        wk.cov.resize(n, 0)
         cdef uint8_t* cov = wk.cov.data()
         cdef size_t q
         for q in range(wk.matches.size()):
@@ -479,11 +484,15 @@ cdef class RankedEncoder:
         and every later one at a position whose preceding gap is covered."""
         cdef int64_t k = <int64_t>self.prio_id.size(), i, e, L
         cdef int32_t r, r2, pos
-        wk.cov.assign(n, 0)
-        wk.bucket_head.assign(k, -1)
-        wk.bucket_tail.assign(k, -1)
+        wk.cov.clear()
+        wk.cov.resize(n, 0)
+        wk.bucket_head.clear()
+        wk.bucket_head.resize(k, -1)
+        wk.bucket_tail.clear()
+        wk.bucket_tail.resize(k, -1)
         wk.bucket_next.resize(n)
-        wk.bucket_unsorted.assign(k, 0)
+        wk.bucket_unsorted.clear()
+        wk.bucket_unsorted.resize(k, 0)
         cdef uint8_t* cov = wk.cov.data()
         cdef uint8_t* unsorted = wk.bucket_unsorted.data()
         cdef int32_t* head = wk.bucket_head.data()
@@ -524,7 +533,8 @@ cdef class RankedEncoder:
         while R <= self.max_len:
             R <<= 1
         cdef int64_t mask = R - 1
-        wk.ring.assign(R, INF_TOKENS)
+        wk.ring.clear()
+        wk.ring.resize(R, INF_TOKENS)
         wk.back_start.resize(n + 1)
         cdef int64_t* dp = wk.ring.data()   # int64: byte fallback can exceed 2**31 ids
         cdef int32_t* back = wk.back_start.data()
