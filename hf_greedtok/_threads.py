@@ -26,16 +26,13 @@ def thread_pool(num_threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=num_threads, thread_name_prefix="hf-greedtok")
 
 
-MIN_CHARS_PER_THREAD = 1 << 16   # texts: the same, in characters
-
-
 def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.ndarray]], words: Sequence,
-                      mode: str, num_threads: int, *, texts: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``encode(words, mode)`` on ``num_threads`` threads, each on one contiguous slice.
+                      mode: str, num_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """``encode(words, mode)`` on ``num_threads`` threads, each on one contiguous slice of
+    words (whole texts split their batch natively: :meth:`hf_greedtok._encoder.RankedEncoder.encode_texts`).
 
     Returns the same (ids int32[T], offsets int64[len(words) + 1]) as one call, whatever the
-    thread count. With ``texts``, the items are whole texts, the slices hold about equal
-    numbers of characters, and ``encode(slice, mode, t)`` is told the slice's index t.
+    thread count.
 
     Raises:
         ValueError: num_threads < 1; and whatever ``encode`` raises.
@@ -44,28 +41,11 @@ def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.nda
         raise ValueError(f"num_threads must be >= 1, got {num_threads}")
     words = words if isinstance(words, (list, tuple)) else list(words)
     n = len(words)
-    if num_threads == 1:
-        return encode(words, mode)
-    if texts:
-        if set(map(type, words)) <= {str}:
-            lengths = np.fromiter(map(len, words), np.int64, n)
-        else:       # a non-str counts as empty here; encode reports it
-            lengths = np.fromiter((len(t) if isinstance(t, str) else 0 for t in words), np.int64, n)
-        ends = np.cumsum(lengths)
-        total = int(ends[-1]) if n else 0
-        threads = min(num_threads, n, total // MIN_CHARS_PER_THREAD)
-        # slice t ends at the first text whose end reaches t/threads of the characters
-        bounds = [0, *(int(np.searchsorted(ends, total * t // threads)) + 1 for t in range(1, threads)), n] \
-            if threads > 1 else [0, n]
-    else:
-        threads = min(num_threads, n // MIN_WORDS_PER_THREAD)
-        bounds = [n * t // threads for t in range(threads + 1)] if threads > 1 else [0, n]
+    threads = min(num_threads, n // MIN_WORDS_PER_THREAD)
     if threads <= 1:
         return encode(words, mode)
-    # with texts, slice t's thread keeps its own word cache from batch to batch
-    slot = (lambda t: (t,)) if texts else (lambda t: ())
-    parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode, *slot(t)),
-                                          range(threads)))
+    bounds = [n * t // threads for t in range(threads + 1)]
+    parts = list(thread_pool(threads).map(lambda t: encode(words[bounds[t]:bounds[t + 1]], mode), range(threads)))
     # each part's offsets start at 0: shift them by the ids before the part
     starts = np.cumsum([0] + [len(i) for i, _ in parts[:-1]])
     offsets = np.concatenate([parts[0][1]] + [o[1:] + start for (_, o), start in zip(parts[1:], starts[1:])])

@@ -157,12 +157,10 @@ class Tokenizer:
         """
         mode = mode or self.mode
         texts = texts if isinstance(texts, (list, tuple)) else list(texts)
-        if not set(map(type, texts)) <= {str}:
-            k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
-            raise TypeError(f"text {k} is {type(bad).__name__}, expected str")
         special, special_ids = self._special_matcher(allow_special, added_tokens)
-        if self._native_pattern >= 0:
+        if self._native_pattern >= 0:       # checks the types natively, with the same message
             return self._encode_flat_native(texts, mode, special, special_ids, num_threads)
+        _check_texts(texts)
         segments: list[Union[str, int]] = []
         bounds = [0]
         for text in texts:
@@ -182,8 +180,15 @@ class Tokenizer:
         norm = self.normalizer
         # One search over the joined batch: no match there means none in any text (a match
         # across a joint only sends the batch through the per-text split below).
-        if special is None or not special.search("\x00".join(texts)):
+        if special is not None:
+            try:
+                joined = "\x00".join(texts)
+            except TypeError:
+                _check_texts(texts)
+                raise
+        if special is None or not special.search(joined):
             if norm is not None:
+                _check_texts(texts)
                 texts = [norm(t) for t in texts]
             return self.model.encode_texts(texts, self._native_pattern, mode, num_threads)
         # Texts holding special tokens: encode the runs between them, then put the specials' ids
@@ -400,6 +405,15 @@ def _unpickle_tokenizer(text: str) -> Tokenizer:
         return Tokenizer.from_json(text)
     # the digest matched the text the parent wrote itself: no envelope or checksum to verify
     return _from_sections(Tokenizer, json.loads(text), parent.model)
+
+
+def _check_texts(texts: Sequence) -> None:
+    """Raises TypeError naming the first item of ``texts`` that is not a str (subclasses are)."""
+    if set(map(type, texts)) <= {str}:
+        return
+    for k, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"text {k} is {type(text).__name__}, expected str")
 
 
 @functools.lru_cache(maxsize=64)

@@ -20,7 +20,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-from ._encoder import THREAD_SLOTS, RankedEncoder
+from ._encoder import RankedEncoder
 from ._threads import encode_in_threads
 from .errors import InvalidSpec
 from .indic.units import UNIT_KINDS, UnitSplitter, pack_codes, unit_codes
@@ -237,8 +237,9 @@ class GreedTokModel:
         GIL from the first character to the last id: (ids int32[T], offsets int64[len(texts) + 1]).
 
         ``pattern`` is ``hf_greedtok._pretokenize.native_pattern_id(ByteLevel.pattern)``. The
-        ids equal :meth:`encode_words` over the ``regex`` split of each text; threads take
-        slices of about equal characters, and the ids do not depend on their number.
+        ids equal :meth:`encode_words` over the ``regex`` split of each text; native threads
+        (:meth:`RankedEncoder.encode_texts`) take slices of about equal characters, and the ids
+        do not depend on their number.
 
         Raises:
             ValueError: unknown mode or pattern, or script-aware units (their split runs in
@@ -246,8 +247,7 @@ class GreedTokModel:
         """
         if self.splitter is not None:
             raise ValueError(f"{self.unit_kind} units are split in Python; use encode_words")
-        return encode_in_threads(lambda chunk, m, slot=0: self.encoder.encode_texts(chunk, pattern, m, slot), texts,
-                                 mode, min(num_threads, THREAD_SLOTS), texts=True)
+        return self.encoder.encode_texts(texts, pattern, mode, num_threads)
 
     def encode_words(self, words: Sequence[Union[str, bytes]], mode: Mode = "cover",
                      num_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

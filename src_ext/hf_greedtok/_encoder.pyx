@@ -20,10 +20,15 @@ their UTF-8 bytes (character level); nothing is ever unknown. Words are read str
 allocation anywhere in the native loops raises MemoryError in the caller.
 """
 
+cimport cython
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_WHITESPACE, split_words, split_words_latin1
+
+cdef extern from "_parallel.h" nogil:
+    ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
+    int hfg_run_tasks(int n, hfg_task_fn fn, void* ctx) except -1
 
 import numpy as np
 
@@ -119,6 +124,7 @@ cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetche
 cdef enum:
     KEY_RING_MASK = 15                  # the keys of those words wait in a ring of 16 (> 8)
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
+cdef int64_t MIN_CHARS_PER_THREAD = 1 << 15   # a slice below this many characters costs more to start than it saves
 THREAD_SLOTS = MAX_SLOTS
 cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
 
@@ -894,16 +900,21 @@ cdef class RankedEncoder:
             memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
         return ids, counts
 
-    def encode_texts(self, texts, int pattern, str mode="cover", int slot=0):
+    def encode_texts(self, texts, int pattern, str mode="cover", int num_threads=1):
         """Split and encode whole texts in one call, without the GIL from the first code point
-        to the last id (several threads can encode disjoint batches at once).
+        to the last id, on up to ``num_threads`` threads.
+
+        Thread t takes a contiguous slice of about equal characters (at least
+        MIN_CHARS_PER_THREAD each, so small batches stay on one thread) and the word cache of
+        slot t, which it finds warm again on the next call; the ids do not depend on the
+        thread count. Types, lengths and slices are read in C: nothing per text runs in
+        Python.
 
         Args:
             texts: a sequence of str.
             pattern: the native split pattern (``hf_greedtok._pretokenize.native_pattern_id``).
             mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
-            slot: 0..7, which thread's word cache to use: the t-th of several threads encoding
-                slices of one batch passes t, so it meets its warm cache again.
+            num_threads: 1 or more (at most THREAD_SLOTS are used).
 
         Returns:
             (ids int32[T], offsets int64[len(texts) + 1]): text t's tokens are
@@ -911,39 +922,69 @@ cdef class RankedEncoder:
             pattern in ``regex`` and calling :meth:`encode_words` on its words.
 
         Raises:
-            ValueError: unknown mode or pattern. TypeError: an item is not str.
-            MemoryError: a buffer could not be allocated.
+            ValueError: unknown mode or pattern, num_threads < 1. TypeError: an item is not str.
+            MemoryError: a buffer could not be allocated (in any thread).
         """
         if mode not in _MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
         if not PATTERN_GPT4 <= pattern <= PATTERN_WHITESPACE:
             raise ValueError(f"no native split pattern {pattern}")
-        if not 0 <= slot < MAX_SLOTS:
-            raise ValueError(f"slot must be in 0..{MAX_SLOTS - 1}, got {slot}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         cdef tuple items = tuple(texts)
-        cdef int64_t n = len(items), t, before, bad = -1
-        cdef int m = _MODES[mode]
+        cdef int64_t n = len(items), i, total = 0, done, base
         cdef PyObject** objs = PySequence_Fast_ITEMS(items)
-        cdef vector[int32_t] out
+        for i in range(n):
+            if not PyUnicode_Check(objs[i]):
+                raise TypeError(f"text {i} is {type(items[i]).__name__}, expected str")
+            total += PyUnicode_GET_LENGTH(objs[i])
+        cdef int threads = <int>max(1, min(<int64_t>min(num_threads, MAX_SLOTS), n, total // MIN_CHARS_PER_THREAD))
         offsets = np.zeros(n + 1, dtype=np.int64)
         cdef int64_t[::1] ov = offsets
-        cdef _Worker wk = self._acquire_slot(slot)
+        cdef _TextsJob job = _TextsJob()
+        job.encoder = <PyObject*>self
+        job.objs = objs
+        job.pattern = pattern
+        job.mode = _MODES[mode]
+        job.offsets = &ov[0]
+        job.outs.resize(threads)
+        # slice t ends with the text whose end reaches (t + 1) / threads of the characters
+        cdef int t = 0
+        job.bounds.push_back(0)
+        done = 0
+        for i in range(n):
+            done += PyUnicode_GET_LENGTH(objs[i])
+            if t < threads - 1 and done * threads >= total * (t + 1):
+                job.bounds.push_back(i + 1)
+                t += 1
+        while <int>job.bounds.size() <= threads:
+            job.bounds.push_back(n)
+        workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
+        for wk in workers:
+            job.workers.push_back(<PyObject*>wk)
         try:
             with nogil:
-                for t in range(n):
-                    if not PyUnicode_Check(objs[t]):
-                        bad = t
-                        break
-                    self._encode_text(objs[t], pattern, m, wk, out)
-                    ov[t + 1] = <int64_t>out.size()
+                if threads == 1:
+                    job.run(0)
+                else:
+                    hfg_run_tasks(threads, _task_encode_texts, <void*>job)
         finally:
-            self._release_slot(slot, wk)
-        if bad >= 0:
-            raise TypeError(f"text {bad} is {type(items[bad]).__name__}, expected str")
-        ids = np.empty(out.size(), dtype=np.int32)
+            for t in range(threads):
+                self._release_slot(t, workers[t])
+        # each slice's offsets count from its own first id: shift them by the ids before it
+        base = 0
+        for t in range(threads):
+            if base:
+                for i in range(job.bounds[t], job.bounds[t + 1]):
+                    ov[i + 1] += base
+            base += job.outs[t].size()
+        ids = np.empty(base, dtype=np.int32)
         cdef int32_t[::1] iv = ids
-        if out.size():
-            memcpy(&iv[0], out.data(), out.size() * sizeof(int32_t))
+        base = 0
+        for t in range(threads):
+            if job.outs[t].size():
+                memcpy(&iv[base], job.outs[t].data(), job.outs[t].size() * sizeof(int32_t))
+                base += job.outs[t].size()
         return ids, offsets
 
     def encode_words(self, words, str mode="cover"):
@@ -970,3 +1011,31 @@ cdef class RankedEncoder:
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         return ids, offsets
+
+
+@cython.final
+cdef class _TextsJob:
+    """One :meth:`RankedEncoder.encode_texts` call: thread t encodes texts bounds[t] ..
+    bounds[t + 1] - 1 into outs[t] with the word cache of workers[t], and writes each text's
+    end (counted from its slice's first id) to offsets[text + 1]. The pointers are borrowed:
+    encode_texts holds the encoder, the texts and the workers while the threads run."""
+    cdef PyObject* encoder
+    cdef PyObject** objs
+    cdef vector[PyObject*] workers
+    cdef vector[int64_t] bounds
+    cdef vector[vector[int32_t]] outs
+    cdef int64_t* offsets
+    cdef int pattern
+    cdef int mode
+
+    cdef int run(self, int t) except -1 nogil:
+        cdef int64_t i
+        for i in range(self.bounds[t], self.bounds[t + 1]):
+            (<RankedEncoder>self.encoder)._encode_text(self.objs[i], self.pattern, self.mode,
+                                                       <_Worker>self.workers[t], self.outs[t])
+            self.offsets[i + 1] = <int64_t>self.outs[t].size()
+        return 0
+
+
+cdef int _task_encode_texts(void* ctx, int t) except -1 nogil:
+    return (<_TextsJob>ctx).run(t)
