@@ -288,13 +288,9 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Tem
     # tokenizers leaves rows whole when max_length cannot even hold the template's tokens
     if plan.truncation != TruncationStrategy.DO_NOT_TRUNCATE and plan.max_length >= template.n_special:
         kept = kept_lengths(lengths, plan.truncation, plan.max_length - template.n_special)
-    cut = kept < lengths
-    if plan.stride and (cut & (kept > 0) & (kept <= plan.stride)).any():
+    if plan.stride and ((kept < lengths) & (kept > 0) & (kept <= plan.stride)).any():
         raise TruncationRefused     # tokenizers asserts stride < the length it truncates to
-    if plan.overflow:
-        return _assemble_overflow(plan, ids, first, lengths, kept, template, pad_id, pad_type_id, spans)
-    if plan.truncation_side != "right":
-        first = first + lengths - kept
+    # padding width from the kept rows (tokenizers pads overflowing rows to the same width)
     totals = kept.sum(1) + template.n_special
     width = None
     if plan.padding != PaddingStrategy.DO_NOT_PAD:
@@ -302,6 +298,10 @@ def assemble(plan: FastPlan, ids: np.ndarray, offsets: np.ndarray, template: Tem
         m = plan.pad_to_multiple_of
         if m and width % m:
             width += m - width % m
+    if plan.overflow:
+        return _assemble_overflow(plan, ids, first, lengths, kept, template, width, pad_id, pad_type_id, spans)
+    if plan.truncation_side != "right":
+        first = first + lengths - kept
     if width is not None and plan.return_tensors == "np" and int(totals.max()) <= width:
         return _assemble_matrix(plan, ids, first, kept, template, width, pad_id, pad_type_id, spans)
     return _assemble_lists(plan, ids, first, kept, template, width, pad_id, pad_type_id, spans)
@@ -448,18 +448,18 @@ def _overflow_rows(pieces: list[tuple[list, list[list]]]) -> list[list]:
 
 
 def _assemble_overflow(plan: FastPlan, ids: np.ndarray, first: np.ndarray, lengths: np.ndarray, kept: np.ndarray,
-                       tpl: Template, pad_id: Optional[int], pad_type_id: int,
+                       tpl: Template, width: Optional[int], pad_id: Optional[int], pad_type_id: int,
                        spans: Optional[np.ndarray]) -> dict[str, list]:
     """:func:`assemble` with ``return_overflowing_tokens``: each input row gives its kept row
     and its overflowing rows (:func:`_overflow_rows`), and ``overflow_to_sample_mapping``
-    says which input each row came from. Padding is to the longest kept row (or
-    ``max_length``), as tokenizers pads a batch; a Python loop per row, as overflow rows are
-    few and long."""
+    says which input each row came from. Every row is padded to ``width`` (from the kept
+    rows, as tokenizers pads a batch); a Python loop per row, as overflow rows are few and
+    long."""
     flat = ids.tolist()
     pairs = list(zip(spans[:, 0].tolist(), spans[:, 1].tolist())) if spans is not None else None
     left = plan.truncation_side != "right"
     # a segment is ("run", k) or (sequence k, start, stop) within that sequence's tokens
-    rows, sample, main_sizes = [], [], []
+    rows, sample = [], []
     for r in range(len(kept)):
         pieces = []
         for k in range(tpl.n_sequences + 1):
@@ -470,7 +470,6 @@ def _assemble_overflow(plan: FastPlan, ids: np.ndarray, first: np.ndarray, lengt
         out = _overflow_rows(pieces)
         rows.extend(out)
         sample.extend([r] * len(out))
-        main_sizes.append(kept[r].sum() + tpl.n_special)
     base = first.tolist()
 
     def build(row: int, segments: list, run_values, content) -> list:
@@ -483,12 +482,6 @@ def _assemble_overflow(plan: FastPlan, ids: np.ndarray, first: np.ndarray, lengt
                 values.extend(content(k, base[row][k] + a, base[row][k] + b))
         return values
 
-    width = None
-    if plan.padding != PaddingStrategy.DO_NOT_PAD:
-        width = int(max(main_sizes)) if plan.padding == PaddingStrategy.LONGEST else plan.max_length
-        m = plan.pad_to_multiple_of
-        if m and width % m:
-            width += m - width % m
     columns = {"input_ids": (tpl.runs, lambda k, a, b: flat[a:b], pad_id)}
     if plan.return_token_type_ids:
         columns["token_type_ids"] = (tpl.run_types, lambda k, a, b: [tpl.content_types[k]] * (b - a), pad_type_id)

@@ -269,14 +269,17 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         post-processor (none, or a template) leaves offsets alone (RoBERTa's or ByteLevel's
         may trim them)."""
         g = self.greedtok
-        pp = self._tokenizer.post_processor
-        return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None and \
-            (pp is None or isinstance(pp, processors.TemplateProcessing))
+        return isinstance(g.pre_tokenizer, ByteLevel) and g.normalizer is None and self._template_post_processor()
 
     def native_overflow(self) -> bool:
         """Whether the native path computes ``stride`` and ``return_overflowing_tokens`` itself:
         it follows how tokenizers merges overflowing parts through a template (none, or
         TemplateProcessing); other post-processors order them their own way."""
+        return self._template_post_processor()
+
+    def _template_post_processor(self) -> bool:
+        """The backend's post-processor is none or a TemplateProcessing: it adds special tokens
+        and leaves offsets and overflowing parts as tokenizers' merge makes them."""
         pp = self._tokenizer.post_processor
         return pp is None or isinstance(pp, processors.TemplateProcessing)
 
