@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import Tokenizer
 from ..hf.folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
-from ..hf.pipeline import build_backend, native_added_tokens, template_ids
+from ..hf.pipeline import build_backend, native_added_tokens, template
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -106,10 +106,10 @@ def native_parts(folder: Union[str, os.PathLike], mode: Optional[str] = None
         mode = mode or config.get("mode") or None
         tok, backend = load_greedtok_backend(folder, {**config, "mode": mode} if mode else config)
         mode = mode or tok.mode
-    added, template = native_added_tokens(backend), template_ids(backend)
-    if added is None or template is None:
+    added, tpl = native_added_tokens(backend), template(backend.post_processor, pair=False, add_special_tokens=True)
+    if added is None or tpl is None:
         return None
-    return tok, mode, added, template[0], template[1]
+    return tok, mode, added, tpl.runs[0], tpl.runs[1]
 
 
 class FolderEncoder:

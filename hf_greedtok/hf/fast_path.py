@@ -23,68 +23,15 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 from tokenizers import Encoding
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models, pre_tokenizers
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
 from .._threads import available_cores
 from ..normalizers import replace_surrogates
+from .pipeline import Template, template
 
 _TRUNCATIONS = (TruncationStrategy.DO_NOT_TRUNCATE, TruncationStrategy.LONGEST_FIRST,
                 TruncationStrategy.ONLY_FIRST, TruncationStrategy.ONLY_SECOND)
 _PAD_STRATEGIES = (PaddingStrategy.DO_NOT_PAD, PaddingStrategy.LONGEST, PaddingStrategy.MAX_LENGTH)
-
-
-@dataclass(frozen=True)
-class Template:
-    """What a post-processor puts around the sequences of one row: ``runs[k]`` special ids (with
-    ``run_types[k]`` type ids) before sequence k and, last, after the last one; each sequence's
-    tokens get ``content_types[k]``. One sequence: (prefix, suffix); a pair: (prefix, middle,
-    suffix)."""
-
-    runs: tuple[tuple[int, ...], ...]
-    run_types: tuple[tuple[int, ...], ...]
-    content_types: tuple[int, ...]
-
-    @property
-    def n_special(self) -> int:
-        return sum(map(len, self.runs))
-
-    @property
-    def n_sequences(self) -> int:
-        return len(self.content_types)
-
-
-def template(post_processor, pair: bool, add_special_tokens: bool) -> Optional[Template]:
-    """The special tokens ``post_processor`` (any ``tokenizers`` post-processor, or None) adds
-    around one sequence or a pair, read from the backend's output on a two-token probe per
-    sequence; None when it does more than wrap the sequences (then only the backend can apply
-    it). Type ids included: without a template, a pair's second sequence has type 1."""
-    probe = HFTokenizer(models.WordLevel({"a": 0, "b": 1}, unk_token="a"))
-    probe.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    if post_processor is not None:
-        probe.post_processor = post_processor
-    contents = ([0, 1], [1, 0]) if pair else ([0, 1],)
-    out: Encoding = probe.encode("a b", "b a" if pair else None, add_special_tokens=add_special_tokens)
-    ids, types, special = out.ids, out.type_ids, out.special_tokens_mask
-    runs, run_types, content_types = [], [], []
-    at = 0
-    for content in contents:
-        # the content is what the special-tokens mask leaves: each probe sequence, once, whole
-        start = at
-        while at < len(ids) and special[at]:
-            at += 1
-        if ids[at:at + 2] != content or special[at:at + 2] != [0, 0] or types[at] != types[at + 1]:
-            return None
-        runs.append(tuple(ids[start:at]))
-        run_types.append(tuple(types[start:at]))
-        content_types.append(types[at])
-        at += 2
-    if 0 in special[at:]:
-        return None
-    runs.append(tuple(ids[at:]))
-    run_types.append(tuple(types[at:]))
-    return Template(tuple(runs), tuple(run_types), tuple(content_types))
 
 
 @dataclass(frozen=True)
