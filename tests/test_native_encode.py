@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -90,6 +91,33 @@ def test_ids_do_not_depend_on_the_thread_count(cl100k):
     one = cl100k.encode_batch(lines)
     two = cl100k.encode_batch(lines, num_threads=2)
     assert [a.tolist() for a in one] == [b.tolist() for b in two]
+
+
+def test_python_threads_sharing_the_native_threads_slots_get_their_own_ids(cl100k):
+    """Each native thread keeps its slice's ids in its slot between calls; calls from several
+    Python threads at once (a slot taken falls back to a pooled worker), each bigger or smaller
+    than the last, must still get exactly their own ids and offsets."""
+    lines = lines_of("en_brown.txt", 24000)
+    batches = [lines, lines[:9000], lines[5000:], lines[:15000][::-1]]
+    want = [cl100k.encode_batch_flat(b) for b in batches]
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(6):
+                j = (k + i) % len(batches)
+                ids, offsets = cl100k.encode_batch_flat(batches[j], num_threads=2)
+                if not (np.array_equal(ids, want[j][0]) and np.array_equal(offsets, want[j][1])):
+                    errors.append((k, i, j))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
 
 
 def test_special_tokens_and_a_normalizer(trained):

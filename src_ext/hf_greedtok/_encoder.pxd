@@ -69,6 +69,7 @@ cdef class _Worker:
     cdef vector[uint8_t] word_bytes     # a word's cache key: its UTF-8 bytes at byte level
     cdef vector[uint32_t] cps           # batch path: one text's code points
     cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
+    cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
 
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil

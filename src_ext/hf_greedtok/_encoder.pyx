@@ -127,6 +127,9 @@ cdef int MAX_SLOTS = 8                  # threads with a word cache of their own
 cdef int64_t MIN_CHARS_PER_THREAD = 1 << 15   # a slice below this many characters costs more to start than it saves
 THREAD_SLOTS = MAX_SLOTS
 cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to this many entries
+# ... and a slice's ids up to this many (16 MB): a batch path call then writes into pages it
+# touched last time instead of growing a fresh vector (page faults, copies) on every call
+cdef size_t SLICE_IDS_KEEP = 1 << 22
 
 
 cdef class _Worker:
@@ -191,6 +194,8 @@ cdef class _Worker:
             vector[int64_t]().swap(self.ends)
         if self.word_bytes.capacity() > SCRATCH_KEEP_UNITS:
             vector[uint8_t]().swap(self.word_bytes)
+        if self.slice_ids.capacity() > SLICE_IDS_KEEP:
+            vector[int32_t]().swap(self.slice_ids)
 
     cdef inline void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil:
         """Start loading the first slot a lookup of (h, n) reads."""
@@ -932,7 +937,7 @@ cdef class RankedEncoder:
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         cdef tuple items = tuple(texts)
-        cdef int64_t n = len(items), i, total = 0, done, base
+        cdef int64_t n = len(items), i, total = 0, done
         cdef PyObject** objs = PySequence_Fast_ITEMS(items)
         for i in range(n):
             if not PyUnicode_Check(objs[i]):
@@ -947,7 +952,6 @@ cdef class RankedEncoder:
         job.pattern = pattern
         job.mode = _MODES[mode]
         job.offsets = &ov[0]
-        job.outs.resize(threads)
         # slice t ends with the text whose end reaches (t + 1) / threads of the characters
         cdef int t = 0
         job.bounds.push_back(0)
@@ -962,29 +966,33 @@ cdef class RankedEncoder:
         workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
         for wk in workers:
             job.workers.push_back(<PyObject*>wk)
+        cdef int32_t[::1] iv
         try:
             with nogil:
                 if threads == 1:
                     job.run(0)
                 else:
                     hfg_run_tasks(threads, _task_encode_texts, <void*>job)
+            # the output is allocated once every slice's size is known; then each thread copies
+            # its own ids and shifts its own offsets, so no serial pass over the ids remains
+            job.bases.resize(threads + 1)
+            job.bases[0] = 0
+            for t in range(threads):
+                job.bases[t + 1] = job.bases[t] + <int64_t>(<_Worker>job.workers[t]).slice_ids.size()
+            ids = np.empty(job.bases[threads], dtype=np.int32)
+            iv = ids
+            if job.bases[threads]:
+                job.ids = &iv[0]
+                with nogil:
+                    if threads == 1:
+                        job.copy_out(0)
+                    else:
+                        hfg_run_tasks(threads, _task_copy_out, <void*>job)
         finally:
+            # released only now: releasing trims a worker's slice_ids, and another thread may
+            # take a released worker
             for t in range(threads):
                 self._release_slot(t, workers[t])
-        # each slice's offsets count from its own first id: shift them by the ids before it
-        base = 0
-        for t in range(threads):
-            if base:
-                for i in range(job.bounds[t], job.bounds[t + 1]):
-                    ov[i + 1] += base
-            base += job.outs[t].size()
-        ids = np.empty(base, dtype=np.int32)
-        cdef int32_t[::1] iv = ids
-        base = 0
-        for t in range(threads):
-            if job.outs[t].size():
-                memcpy(&iv[base], job.outs[t].data(), job.outs[t].size() * sizeof(int32_t))
-                base += job.outs[t].size()
         return ids, offsets
 
     def encode_words(self, words, str mode="cover"):
@@ -1015,27 +1023,46 @@ cdef class RankedEncoder:
 
 @cython.final
 cdef class _TextsJob:
-    """One :meth:`RankedEncoder.encode_texts` call: thread t encodes texts bounds[t] ..
-    bounds[t + 1] - 1 into outs[t] with the word cache of workers[t], and writes each text's
-    end (counted from its slice's first id) to offsets[text + 1]. The pointers are borrowed:
-    encode_texts holds the encoder, the texts and the workers while the threads run."""
+    """One :meth:`RankedEncoder.encode_texts` call. Phase 1 (run): thread t encodes texts
+    bounds[t] .. bounds[t + 1] - 1 into its worker's slice_ids with that worker's word cache,
+    and writes each text's end (counted from its slice's first id) to offsets[text + 1].
+    Phase 2 (copy_out): thread t copies its slice's ids to ids[bases[t]:] and shifts its
+    offsets by bases[t]. The pointers are borrowed: encode_texts holds the encoder, the texts,
+    the workers and the output arrays while the threads run."""
     cdef PyObject* encoder
     cdef PyObject** objs
     cdef vector[PyObject*] workers
     cdef vector[int64_t] bounds
-    cdef vector[vector[int32_t]] outs
+    cdef vector[int64_t] bases
     cdef int64_t* offsets
+    cdef int32_t* ids
     cdef int pattern
     cdef int mode
 
     cdef int run(self, int t) except -1 nogil:
         cdef int64_t i
+        cdef vector[int32_t]* out = &(<_Worker>self.workers[t]).slice_ids
+        out.clear()
         for i in range(self.bounds[t], self.bounds[t + 1]):
             (<RankedEncoder>self.encoder)._encode_text(self.objs[i], self.pattern, self.mode,
-                                                       <_Worker>self.workers[t], self.outs[t])
-            self.offsets[i + 1] = <int64_t>self.outs[t].size()
+                                                       <_Worker>self.workers[t], out[0])
+            self.offsets[i + 1] = <int64_t>out.size()
+        return 0
+
+    cdef int copy_out(self, int t) except -1 nogil:
+        cdef vector[int32_t]* out = &(<_Worker>self.workers[t]).slice_ids
+        cdef int64_t i, base = self.bases[t]
+        if out.size():
+            memcpy(self.ids + base, out.data(), out.size() * sizeof(int32_t))
+        if base:
+            for i in range(self.bounds[t], self.bounds[t + 1]):
+                self.offsets[i + 1] += base
         return 0
 
 
 cdef int _task_encode_texts(void* ctx, int t) except -1 nogil:
     return (<_TextsJob>ctx).run(t)
+
+
+cdef int _task_copy_out(void* ctx, int t) except -1 nogil:
+    return (<_TextsJob>ctx).copy_out(t)
