@@ -20,9 +20,12 @@ path), then with both settled on every core. ``Dataset.map(lambda b: tok(b["text
 batched=True)`` runs over the whole corpus with ``num_proc`` 1 and 2 (cache off), each run with a
 tokenizer that has encoded nothing yet; its CPU is this process's plus its reaped workers'
 (goals: 2 processes >= 1.7x one, CPU summed over workers within 10% of one process, a
-worker's first batch no dearer than a warm process's). Machine load is printed before and after.
+worker's first batch no dearer than a warm process's). A third row maps a function that returns
+our cover's outputs computed before the map (``map_anchor.py``): what datasets itself costs for
+the same output, the floor of any tokenizer's map. Machine load is printed before and after.
 
     python benchmarks/bench_hf.py                   # en_python_docs.txt and en_brown.txt
+    python benchmarks/bench_hf.py --map-only        # only the Dataset.map table
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import map_anchor
 from common import CORPORA, machine
 from tokenizers import decoders, models, pre_tokenizers, trainers
 from tokenizers import Tokenizer as HFTokenizer
@@ -103,10 +107,11 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def map_run(tok, lines: list[str], num_proc: int) -> tuple[float, float, float, float]:
-    """Wall and CPU seconds of one ``Dataset.map`` over ``lines``, and the CPU seconds of the
-    tokenizer call on each worker's first batch (the slowest if several) and of the median
-    batch overall."""
+def map_run(tok, lines: list[str], num_proc: int) -> tuple[float, float, float, float, float]:
+    """Wall and CPU seconds of one ``Dataset.map`` over ``lines``; the CPU seconds of the
+    tokenizer calls, summed over every batch and worker; of the call on each worker's first
+    batch (the slowest if several); and of the median batch overall. ``tok=None`` maps
+    :func:`map_anchor.precomputed` instead (datasets alone: no tokenizer calls)."""
     import datasets
     datasets.disable_progress_bars()
     ds = datasets.Dataset.from_dict({"text": lines})
@@ -117,13 +122,16 @@ def map_run(tok, lines: list[str], num_proc: int) -> tuple[float, float, float, 
             with open(os.path.join(log_dir, str(os.getpid())), "a") as log:
                 log.write(f"{time.process_time() - started}\n")
             return out
+        fn, extra = (tokenize, {}) if tok is not None else (map_anchor.precomputed, {"with_indices": True})
         cpu, started = cpu_seconds(), time.perf_counter()
-        ds.map(tokenize, batched=True, num_proc=num_proc if num_proc > 1 else None,
-               load_from_cache_file=False, remove_columns=["text"])
+        ds.map(fn, batched=True, num_proc=num_proc if num_proc > 1 else None,
+               load_from_cache_file=False, remove_columns=["text"], **extra)
         wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
         per_worker = [[float(x) for x in Path(log_dir, f).read_text().split()] for f in os.listdir(log_dir)]
-    first = max(w[0] for w in per_worker)
-    return wall, cpu, first, statistics.median(t for w in per_worker for t in w)
+    if not per_worker:
+        return wall, cpu, 0.0, 0.0, 0.0
+    return (wall, cpu, sum(map(sum, per_worker)), max(w[0] for w in per_worker),
+            statistics.median(t for w in per_worker for t in w))
 
 
 def set_threads(parallel: bool) -> None:
@@ -155,7 +163,7 @@ def bench(name: str, args) -> None:
 
     print(f"\n### {name}: {megabytes:.2f} MB, {len(lines):,} lines in batches of {args.batch}; "
           f"trained on {args.train_mb} MB; vocab size {args.vocab_size} for all\n")
-    for parallel in (False, True):
+    for parallel in (() if args.map_only else (False, True)):
         set_threads(parallel)
         print(f"\n{'every core' if parallel else 'one thread'} (TOKENIZERS_PARALLELISM={str(parallel).lower()}), "
               f"MB/s, median of {args.repeat}; ratio to HF BPE in brackets\n")
@@ -177,18 +185,28 @@ def bench(name: str, args) -> None:
     # (unpickled in this process: rebuilt from its files, empty caches)
     fresh = {label: (lambda blob=pickle.dumps(contenders[label]): pickle.loads(blob))
              for label in ("HF BPE", "GreedTokTokenizerFast cover")}
+    # datasets alone: the map of a function that returns our cover's outputs, computed before
+    outputs = dict(contenders["GreedTokTokenizerFast cover"](map_lines))
+    map_anchor.OUTPUTS.update(outputs)
+    fresh["datasets alone (our cover's outputs, precomputed)"] = lambda: None
     print(f"\nDataset.map(tok, batched=True) over {map_mb:.2f} MB ({len(map_lines):,} lines, batches of 1000), "
-          f"fastest of {args.map_repeat}; a fresh tokenizer per run. First batch: CPU of the tokenizer call "
-          "on a worker's first batch (the slowest worker) / on the median batch.\n")
+          f"fastest of {args.map_repeat}; a fresh tokenizer per run. Tokenizer CPU: of the tokenizer calls alone, "
+          "summed over batches and workers. First batch: CPU of the tokenizer call on a worker's first batch "
+          "(the slowest worker) / on the median batch.\n")
     print("| tokenizer | num_proc=1 wall s / CPU s | num_proc=2 wall s / CPU s | speed-up | CPU 2 procs / 1 proc "
-          "| first batch / median batch, 1 proc | same, 2 procs |")
-    print("|---|---|---|---|---|---|---|")
+          "| tokenizer CPU 1 proc / 2 procs | first batch / median batch, 1 proc | same, 2 procs |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, make in fresh.items():
         one = min((map_run(make(), map_lines, 1) for _ in range(args.map_repeat)), key=lambda r: r[0])
         two = min((map_run(make(), map_lines, 2) for _ in range(args.map_repeat)), key=lambda r: r[0])
+        if one[2]:
+            calls = (f"{one[2]:.2f} / {two[2]:.2f} s ({two[2] / one[2]:.2f})", f"{one[3] * 1e3:.1f} / {one[4] * 1e3:.1f} ms",
+                     f"{two[3] * 1e3:.1f} / {two[4] * 1e3:.1f} ms")
+        else:
+            calls = ("none", "", "")
         print(f"| {label} | {one[0]:.2f} / {one[1]:.2f} | {two[0]:.2f} / {two[1]:.2f} | {one[0] / two[0]:.2f}x "
-              f"| {two[1] / one[1]:.2f} | {one[2] * 1e3:.1f} / {one[3] * 1e3:.1f} ms "
-              f"| {two[2] * 1e3:.1f} / {two[3] * 1e3:.1f} ms |")
+              f"| {two[1] / one[1]:.2f} | " + " | ".join(calls) + " |")
+    map_anchor.OUTPUTS.clear()
     sys.stdout.flush()
 
 
@@ -202,6 +220,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--map-repeat", type=int, default=3, help="Dataset.map runs per setting (fastest kept)")
     p.add_argument("--map-mb", type=float, default=100.0, help="MB of the corpus for Dataset.map (default: all)")
+    p.add_argument("--map-only", action="store_true", help="only the Dataset.map table")
     args = p.parse_args()
     print(f"machine: {machine()}; load average before: {os.getloadavg()}")
     for name in args.corpora:
