@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .decoders import MetaspaceDecoder
-from .errors import InvalidSpec
+from .errors import GreedTokFileError, InvalidSpec
 from .formats import greedtok_json
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
@@ -319,20 +319,39 @@ class Tokenizer:
         return greedtok_json.load(Path(path), cls.from_dict, verify_folder=verify_folder)
 
     @classmethod
-    def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: str = "gpt4") -> "Tokenizer":
+    def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: Optional[str] = None) -> "Tokenizer":
         """Encoder over a tiktoken ``.tiktoken`` file, rank = priority, ids = tiktoken's ranks,
-        as the GreedTok paper does with cl100k_base. The file holds no split pattern: give the
-        one its vocabulary was made with ("gpt4" for cl100k_base, "gpt2" for r50k_base, "o200k"
-        for o200k_base, or a pattern string); cover ids then equal tiktoken's own.
+        as the GreedTok paper does with cl100k_base.
+
+        The file holds no split pattern. OpenAI's files (cl100k_base, o200k_base, r50k_base,
+        p50k_base) are recognised by their SHA-256 and get the pattern their vocabulary was made
+        with, so cover ids equal tiktoken's own; any other file needs ``pattern``: "gpt4",
+        "gpt2", "o200k", "whitespace" or a pattern string (given for a known file, it wins).
+
+        Example:
+            >>> Tokenizer.from_tiktoken("cl100k_base.tiktoken").encode("hello world")  # doctest: +SKIP
+            [15339, 1917]
 
         Raises:
-            GreedTokFileError: unreadable or malformed file, or a vocabulary without all 256 bytes.
+            GreedTokFileError: unreadable or malformed file, a vocabulary without all 256 bytes,
+                or an unknown file without ``pattern``.
             ImportError: tiktoken is not installed (``pip install hf-greedtok[foreign]``).
         """
-        from .formats.foreign import tiktoken_model
+        from .formats.foreign import known_tiktoken_file, tiktoken_model
         path = Path(path)
-        return cls(tiktoken_model(path), ByteLevel(pattern=pattern),
-                   training_info={"source": str(path), "foreign": "tiktoken"})
+        model = tiktoken_model(path)
+        known = known_tiktoken_file(path)
+        if pattern is None:
+            if known is None:
+                raise GreedTokFileError(path, "is not one of OpenAI's tiktoken files (cl100k_base, o200k_base, "
+                                              "r50k_base, p50k_base) and a tiktoken file holds no split pattern: "
+                                              "give the one its vocabulary was made with (pattern= 'gpt4', 'gpt2', "
+                                              "'o200k' or a regex; --pattern on the command line)")
+            pattern = known[1]
+        info = {"source": str(path), "foreign": "tiktoken"}
+        if known is not None:
+            info["vocabulary"] = known[0]
+        return cls(model, ByteLevel(pattern=pattern), training_info=info)
 
     @classmethod
     def from_hf_bpe(cls, path: Union[str, os.PathLike]) -> "Tokenizer":

@@ -112,7 +112,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
     e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")
-    e.add_argument("tokenizer", type=Path, metavar="DIR")
+    e.add_argument("tokenizer", type=Path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
+                                                               "byte-level BPE tokenizer.json")
+    e.add_argument("--pattern", default=None, help="split of a .tiktoken file that is not one of OpenAI's")
     e.add_argument("inputs", nargs="+", metavar="INPUT")
     e.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
     e.add_argument("--gold", type=Path, help="gold segmentation table (lookup format) for boundary precision/recall/F1")
@@ -122,9 +124,13 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--quiet", action="store_true")
 
     c = sub.add_parser("encode", help="encode a text, show tokens, and check that decoding restores it")
-    c.add_argument("tokenizer", type=Path, metavar="DIR")
+    c.add_argument("tokenizer", type=Path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
+                                                               "byte-level BPE tokenizer.json")
     c.add_argument("text")
-    c.add_argument("--mode", choices=["cover", "optimal"], default=None)
+    c.add_argument("--mode", choices=["cover", "optimal"], default=None,
+                   help="GreedTok folders and vocabulary files: cover or optimal (a vocabulary file's default: "
+                        "its own BPE encoder)")
+    c.add_argument("--pattern", default=None, help="split of a .tiktoken file that is not one of OpenAI's")
 
     m = sub.add_parser("compare", help="GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 "
                                        "and Figure 3), as Markdown, JSON and PNG plots")
@@ -169,6 +175,26 @@ def _parser() -> argparse.ArgumentParser:
                    help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
     n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
     n.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
+
+    r = sub.add_parser("tsr", help="token-saving ratio of optimal segmentation and the tokenization tax per "
+                                   "language, for any vocabulary (report.md, report.json, plots)")
+    r.add_argument("vocabularies", nargs="+", type=Path, metavar="VOCAB",
+                   help="a .tiktoken file, a byte-level BPE tokenizer.json, or any folder `train` writes")
+    source = r.add_mutually_exclusive_group(required=True)
+    source.add_argument("--parallel", type=Path, metavar="FILE",
+                        help="lang<TAB>domain<TAB>english<TAB>translation table with that header "
+                             "(e.g. multi_isocodes_parallel.tsv)")
+    source.add_argument("--text", nargs="+", metavar="LANG=FILE", help="plain text per language (one string a "
+                        "line); the tax is measured against en=FILE if given")
+    r.add_argument("--output", "-o", type=Path, required=True, help="the report folder to create")
+    r.add_argument("--pattern", default=None,
+                   help="split of a .tiktoken file that is not one of OpenAI's (gpt4, gpt2, o200k or a regex); "
+                        "OpenAI's files are recognised by checksum")
+    r.add_argument("--min-strings", type=positive_int, default=300,
+                   help="leave out languages with fewer strings (default %(default)s)")
+    r.add_argument("--no-plots", action="store_true", help="skip the plots (no matplotlib needed)")
+    r.add_argument("--overwrite", action="store_true", help="replace --output (only a folder hf-greedtok wrote)")
+    r.add_argument("--quiet", action="store_true")
 
     z = sub.add_parser("tokenize", help="tokenize a dataset with a saved tokenizer into a folder of parquet files "
                                         "(input_ids, optional attention_mask), in this process or on Ray")
@@ -235,7 +261,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from . import commands      # here, not at the top: --help does without the trainer and encoders
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
                 "compare": commands.compare, "hierarchical": commands.hierarchical,
-                "count": commands.count, "tokenize": commands.tokenize}[args.command](args)
+                "count": commands.count, "tokenize": commands.tokenize, "tsr": commands.tsr}[args.command](args)
     except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -205,14 +205,32 @@ def _unicode_form(folder: Path) -> Optional[str]:
     return forms[-1] if forms else None
 
 
+def _vocabulary_file(path: Path) -> bool:
+    """Whether ``path`` names a vocabulary file (.tiktoken, tokenizer.json) rather than a folder."""
+    return path.is_file() or path.suffix in (".tiktoken", ".json")
+
+
 def evaluate(args: argparse.Namespace) -> int:
-    """``hf-greedtok evaluate``: print the metrics of a saved tokenizer on the inputs (one JSON
-    object with ``--json``); returns 0. Raises GreedTokFileError for a damaged folder,
+    """``hf-greedtok evaluate``: print the metrics of a saved tokenizer (or of a vocabulary
+    file: a .tiktoken file or a byte-level BPE tokenizer.json) on the inputs (one JSON object
+    with ``--json``); returns 0. Raises GreedTokFileError for a damaged folder or file,
     CorpusError for unreadable inputs."""
-    greedtok, backend = _load_backend(args.tokenizer)
+    result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
+    if _vocabulary_file(args.tokenizer):
+        from ..experiments.vocabularies import load_vocabulary
+        from ..hf.pipeline import build_backend
+        vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
+        greedtok = vocab.native
+        # text metrics: the file's own BPE for tokenizer.json; for a tiktoken file, our cover
+        # encoding of its ranks (equal to tiktoken's ids with OpenAI's files and their split)
+        backend = vocab._own if vocab.kind == "hf-bpe" else build_backend(greedtok, "cover")
+        result["text_metrics_encoder"] = vocab.own_encoder if vocab.kind == "hf-bpe" else "GreedTok cover over the ranks"
+    else:
+        if args.pattern is not None:
+            raise ValueError("--pattern applies to .tiktoken files; a folder's tokenizer has its own split")
+        greedtok, backend = _load_backend(args.tokenizer)
     normalizer = getattr(greedtok, "normalizer", None)
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
-    result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if greedtok is not None:
         wc = count_corpus(args.inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
                                                           greedtok.model.special_tokens), counts=args.counts,
@@ -233,7 +251,19 @@ def evaluate(args: argparse.Namespace) -> int:
 
 def encode(args: argparse.Namespace) -> int:
     """``hf-greedtok encode``: print a text's tokens and ids as JSON; returns 0 when decoding
-    gives the text back (normalized, if the tokenizer normalizes), else 1."""
+    gives the text back (normalized, if the tokenizer normalizes), else 1. A vocabulary file
+    (.tiktoken, byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
+    if _vocabulary_file(args.tokenizer):
+        from ..experiments.vocabularies import load_vocabulary
+        vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
+        tok = vocab.native
+        ids = vocab.own_encode(args.text) if args.mode is None else tok.encode(args.text, mode=args.mode,
+                                                                              allow_special=False)
+        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
+        form = tok.normalizer.form if tok.normalizer else None
+        return _print_encoding(args.text, tokens, ids, decoded, form)
+    if args.pattern is not None:
+        raise ValueError("--pattern applies to .tiktoken files; a folder's tokenizer has its own split")
     config = check_tokenizer_folder(args.tokenizer)
     if (args.tokenizer / FILE_NAME).is_file():
         tok = Tokenizer.load(args.tokenizer)
@@ -249,9 +279,13 @@ def encode(args: argparse.Namespace) -> int:
         tokens = hf_tok.convert_ids_to_tokens(ids)
         decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
         form = _unicode_form(args.tokenizer)
-    expected = replace_surrogates(args.text)
+    return _print_encoding(args.text, tokens, ids, decoded, form)
+
+
+def _print_encoding(text: str, tokens: list, ids: list[int], decoded: str, form: Optional[str]) -> int:
+    expected = replace_surrogates(text)
     expected = UnicodeNormalizer(form)(expected) if form else expected
-    print(json.dumps({"tokens": tokens, "ids": ids, "decoded": decoded, "round_trip": decoded == args.text},
+    print(json.dumps({"tokens": tokens, "ids": ids, "decoded": decoded, "round_trip": decoded == text},
                      ensure_ascii=False))
     return 0 if decoded == expected else 1
 
@@ -385,4 +419,57 @@ def tokenize(args: argparse.Namespace) -> int:
                               show_progress=not args.quiet)
     print(f"{result.rows:,} documents tokenized by the {args.engine} engine into {len(result.files)} parquet "
           f"file(s) in {result.path}")
+    return 0
+
+
+def tsr(args: argparse.Namespace) -> int:
+    """``hf-greedtok tsr``: token-saving ratio and tokenization tax per language for each
+    vocabulary (:func:`hf_greedtok.experiments.tsr.tsr_report`), written as report.md,
+    report.json and plots to ``--output``; returns 0. Vocabularies and texts are read before
+    anything is written (GreedTokFileError, CorpusError, ValueError: exit 2)."""
+    from ..experiments.tsr import read_parallel, read_texts, tsr_report
+    from ..experiments.vocabularies import load_vocabulary
+    named = {}
+    for item in args.text or ():
+        lang, sep, path = item.partition("=")
+        if not sep or not lang or not path:
+            raise ValueError(f"--text {item!r}: expected LANG=FILE")
+        if lang in named:
+            raise ValueError(f"--text: language {lang} given twice")
+        named[lang] = path
+    args.inputs = [*map(str, args.vocabularies), *([str(args.parallel)] if args.parallel else named.values())]
+    _refuse_existing(args)
+    if not args.no_plots:
+        from ..experiments.plots import _pyplot
+        _pyplot()
+    text = read_parallel(args.parallel) if args.parallel else read_texts(named)
+    vocabularies = [load_vocabulary(v, pattern=args.pattern) for v in args.vocabularies]
+    names = [v.name for v in vocabularies]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two vocabularies have the same name: {names}; rename a file or folder")
+    report = tsr_report(vocabularies, text, min_strings=args.min_strings)
+
+    def write(folder: Path) -> None:
+        files = []
+        if not args.no_plots:
+            from ..experiments.tsr_map import maps_available, write_tsr_maps
+            from ..experiments.tsr_plots import write_tsr_plots
+            files = [p.name for p in write_tsr_plots(report, folder)]
+            missing = maps_available()
+            if missing is None:
+                files += [p.name for p in write_tsr_maps(report, folder)]
+            else:
+                report.settings["world_map"] = f"not drawn: {missing}"
+        markdown = report.to_markdown() + "\n" + "\n".join(f"![{n}]({n})" for n in files) + "\n"
+        (folder / "report.md").write_text(markdown, encoding="utf-8")
+        (folder / "report.json").write_text(report.to_json(), encoding="utf-8")
+
+    _write_dir(args, write)
+    for v in report.vocabularies:
+        s = report.summary(v["name"])
+        tax = (f"; tax {s['lowest_tax'][1]:.2f}x ({s['lowest_tax'][0]}) .. {s['highest_tax'][1]:.2f}x "
+               f"({s['highest_tax'][0]})" if s["lowest_tax"] else "")
+        print(f"{v['name']}: {s['languages']} languages, median TSR {100 * s['median_tsr']:.2f}%, highest "
+              f"{s['highest_tsr'][0][0]} {100 * s['highest_tsr'][0][1]:.2f}%{tax}")
+    print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
     return 0

@@ -1,8 +1,10 @@
 """Evaluation and the papers' experiments: tokens per word, fertility and Rényi efficiency
 (:mod:`.metrics`, :mod:`.evaluation`), GreedTok vs BPE and GreedWMC at equal vocabulary
 (:mod:`.compare`, the GreedTok paper's Table 3 and Figure 3), hierarchical training
-(:mod:`.hierarchical`, Section 5.4) and their plots (:mod:`.plots`).
+(:mod:`.hierarchical`, Section 5.4) and their plots (:mod:`.plots`); the token-saving ratio and
+tokenization tax per language for any vocabulary (:mod:`.vocabularies`, :mod:`.tsr`, with
+:mod:`.tsr_plots` and :mod:`.tsr_map`; the optimal-segmentation paper's TSR).
 
 ``import hf_greedtok`` never imports this package; the CLI imports it for ``evaluate``,
-``compare`` and ``hierarchical``.
+``compare``, ``hierarchical`` and ``tsr``.
 """

@@ -1,0 +1,206 @@
+"""The multilingual token-saving report (issue 18): TSR and tax per language for any vocabulary.
+
+TSR is the optimal-segmentation paper's: 1 - tokens with minimum-token segmentation / tokens
+with the vocabulary's own encoder. With cl100k_base, the paper reports that languages whose
+tokens leave optimal segmentation nothing to choose (Tamil, Bengali, Chinese here) save 0%.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from corpora import CORPORA, VOCAB
+
+from hf_greedtok import GreedTokFileError, Tokenizer
+from hf_greedtok.cli import main
+from hf_greedtok.errors import CorpusError
+from hf_greedtok.experiments.tsr import read_parallel, read_texts, tsr_report
+from hf_greedtok.experiments.vocabularies import load_vocabulary
+from hf_greedtok.pre_tokenizers import GPT4_PATTERN
+
+PARALLEL = CORPORA / "multi_isocodes_parallel.tsv"
+SAMPLE_LANGS = ("br", "fr", "ta", "zh_CN", "ru")
+
+tiktoken = pytest.importorskip("tiktoken")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    """The rows of five languages of the shared parallel corpus, as a table of its own."""
+    if not PARALLEL.is_file():
+        pytest.skip(f"{PARALLEL} not available")
+    lines = PARALLEL.read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path_factory.mktemp("tsr") / "sample.tsv"
+    path.write_text(lines[0] + "".join(l for l in lines[1:] if l.split("\t", 1)[0] in SAMPLE_LANGS),
+                    encoding="utf-8")
+    return path
+
+
+def cl100k_encoding():
+    """tiktoken's BPE over the shared cl100k_base file with the GPT-4 split, built offline."""
+    from tiktoken.load import load_tiktoken_bpe
+    return tiktoken.Encoding("cl100k", pat_str=GPT4_PATTERN, special_tokens={},
+                             mergeable_ranks=load_tiktoken_bpe(str(VOCAB / "cl100k_base.tiktoken")))
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return load_vocabulary(VOCAB / "cl100k_base.tiktoken")
+
+
+@pytest.fixture(scope="module")
+def report(cl100k, sample):
+    return tsr_report([cl100k, load_vocabulary(VOCAB / "r50k_base.tiktoken")], read_parallel(sample))
+
+
+def test_tsr_and_tax_equal_a_direct_count_string_by_string(report, sample):
+    native = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    enc = cl100k_encoding()
+    rows = [line.split("\t") for line in sample.read_text(encoding="utf-8").splitlines()[1:]]
+    for lang in SAMPLE_LANGS:
+        mine = [(en, tr) for code, _, en, tr in rows if code == lang and en and tr]
+        own = sum(len(enc.encode_ordinary(tr)) for _, tr in mine)
+        optimal = sum(len(native.encode(tr, mode="optimal")) for _, tr in mine)
+        english = sum(len(enc.encode_ordinary(en)) for en, _ in mine)
+        row = next(r for r in report.of("cl100k_base") if r["language"] == lang)
+        assert (row["strings"], row["tokens_own"], row["tokens_optimal"]) == (len(mine), own, optimal)
+        assert row["tsr"] == pytest.approx(1 - optimal / own)
+        assert row["tax"] == pytest.approx(own / english)
+        assert row["bytes"] == sum(len(tr.encode()) for _, tr in mine)
+    assert optimal <= own
+
+
+def test_the_paper_s_zero_tsr_languages_and_savings_elsewhere(report):
+    rows = {r["language"]: r for r in report.of("cl100k_base")}
+    for lang in ("ta", "zh_CN"):
+        assert rows[lang]["tokens_optimal"] == rows[lang]["tokens_own"]
+        assert lang in report.summary("cl100k_base")["zero_tsr"]
+    for lang in ("br", "fr"):
+        assert rows[lang]["tsr"] > 0.02
+    assert rows["en"]["tax"] == 1.0 and rows["ta"]["tax"] > 3 * rows["fr"]["tax"]
+    assert {r["script"] for r in rows.values()} >= {"Latin", "Tamil", "Han", "Cyrillic"}
+    r50k = {r["language"]: r for r in report.of("r50k_base")}
+    assert r50k["ta"]["tokens_own"] > rows["ta"]["tokens_own"]        # the older, smaller vocabulary pays more
+
+
+def test_plain_texts_without_english_report_no_tax(cl100k, tmp_path):
+    (tmp_path / "hi.txt").write_text("\n".join((CORPORA / "hi_devdas.txt").read_text(encoding="utf-8")
+                                               .splitlines()[:200]), encoding="utf-8")
+    text = read_texts({"hi": tmp_path / "hi.txt"})
+    report = tsr_report([cl100k], text)
+    (row,) = report.rows
+    assert row["tax"] is None and row["tsr"] >= 0 and "not measured" in report.settings["tax"]
+    (tmp_path / "en.txt").write_text("\n".join((CORPORA / "en_brown.txt").read_text(encoding="utf-8")
+                                               .splitlines()[:200]), encoding="utf-8")
+    both = tsr_report([cl100k], read_texts({"hi": tmp_path / "hi.txt", "en": tmp_path / "en.txt"}))
+    rows = {r["language"]: r for r in both.rows}
+    assert rows["hi"]["tax"] == pytest.approx(rows["hi"]["tokens_own"] / rows["en"]["tokens_own"])
+
+
+def test_a_language_without_shared_strings_is_reported_not_measured(cl100k, tmp_path):
+    table = tmp_path / "t.tsv"
+    table.write_text("lang\tdomain\tenglish\ttranslation\nfr\tx\tFrance\tFrance\nxx\tx\tSpain\t\n", encoding="utf-8")
+    report = tsr_report([cl100k], read_parallel(table))
+    assert report.settings["without_strings"] == ["xx"]
+    assert "xx" not in {r["language"] for r in report.rows}
+    assert "Without any string shared with English (not measured): xx" in report.to_markdown()
+
+
+def test_malformed_rows_name_the_file_and_line(tmp_path):
+    table = tmp_path / "bad.tsv"
+    table.write_text("lang\tdomain\tenglish\ttranslation\nfr\tx\tFrance\tFrance\nde\tx\tGermany\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad.tsv, line 3: 3 tab-separated fields, expected 4"):
+        read_parallel(table)
+    (tmp_path / "nohead.tsv").write_text("fr\tx\tFrance\tFrance\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"nohead.tsv, line 1: header lacks lang"):
+        read_parallel(tmp_path / "nohead.tsv")
+
+
+def test_tiktoken_files_are_recognised_by_checksum_not_name(tmp_path):
+    renamed = tmp_path / "mystery.tiktoken"
+    shutil.copy(VOCAB / "r50k_base.tiktoken", renamed)
+    tok = Tokenizer.from_tiktoken(renamed)
+    assert tok.pre_tokenizer.pattern == Tokenizer.from_tiktoken(VOCAB / "r50k_base.tiktoken").pre_tokenizer.pattern
+    assert tok.training_info["vocabulary"] == "r50k_base"
+    text = "Hello world, it's 2026: don't split    me!"
+    # the same ranks without their last line: no longer OpenAI's file, so the split must be given
+    lines = (VOCAB / "r50k_base.tiktoken").read_bytes().splitlines(keepends=True)
+    edited = tmp_path / "edited.tiktoken"
+    edited.write_bytes(b"".join(lines[:-1]))
+    with pytest.raises(GreedTokFileError, match="edited.tiktoken.*holds no split pattern"):
+        Tokenizer.from_tiktoken(edited)
+    assert Tokenizer.from_tiktoken(edited, pattern="gpt2").encode(text) == tok.encode(text)
+
+
+def test_cli_tsr_writes_the_report_and_plots(sample, tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--parallel", str(sample), "--output", str(out),
+                 "--min-strings", "10", "--quiet"]) == 0
+    assert "cl100k_base: 6 languages, median TSR" in capsys.readouterr().out
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert {r["language"] for r in data["rows"]} == {*SAMPLE_LANGS, "en"}
+    assert (out / "tsr_cl100k_base.png").stat().st_size > 0 and (out / "tax_cl100k_base.png").is_file()
+    assert "| ta | Tamil |" in (out / "report.md").read_text(encoding="utf-8")
+    # an existing report is kept unless --overwrite
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--parallel", str(sample), "--output", str(out),
+                 "--no-plots", "--quiet"]) == 2
+    assert "exists" in capsys.readouterr().err
+
+
+def test_cli_tsr_user_errors_exit_2(sample, tmp_path, capsys):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("lang\tdomain\tenglish\ttranslation\nfr\tx\n", encoding="utf-8")
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--parallel", str(bad), "-o", str(tmp_path / "o"),
+                 "--no-plots"]) == 2
+    assert "bad.tsv, line 2" in capsys.readouterr().err
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--text", "fr", "-o", str(tmp_path / "o")]) == 2
+    assert "expected LANG=FILE" in capsys.readouterr().err
+    assert main(["tsr", str(tmp_path / "missing.tiktoken"), "--parallel", str(sample), "-o", str(tmp_path / "o")]) == 2
+    assert "missing.tiktoken" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_encode_and_evaluate_take_vocabulary_files(tmp_path, capsys):
+    text = "The quick brown fox's 123 jumps"
+    assert main(["encode", str(VOCAB / "cl100k_base.tiktoken"), text]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["ids"] == cl100k_encoding().encode_ordinary(text)
+    assert got["round_trip"] is True
+    assert main(["encode", str(VOCAB / "cl100k_base.tiktoken"), text, "--mode", "optimal"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["ids"]) <= len(got["ids"])
+    corpus = tmp_path / "en.txt"
+    corpus.write_text("\n".join((CORPORA / "en_brown.txt").read_text(encoding="utf-8").splitlines()[:300]),
+                      encoding="utf-8")
+    assert main(["evaluate", str(VOCAB / "r50k_base.tiktoken"), str(corpus), "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["vocab_size"] == 50256 and 0 <= result["token_saving_ratio"] < 0.1
+    assert main(["evaluate", str(tmp_path / "nope.tiktoken"), str(corpus)]) == 2
+    assert "nope.tiktoken" in capsys.readouterr().err
+
+
+def test_own_counts_of_a_greedtok_folder_are_its_cover(tmp_path):
+    from hf_greedtok import GreedTokTrainer
+    lines = (CORPORA / "en_brown.txt").read_text(encoding="utf-8").splitlines()[:2000]
+    tok = GreedTokTrainer(500, show_progress=False).train_from_iterator(lines)
+    tok.save(tmp_path / "g")
+    vocab = load_vocabulary(tmp_path / "g")
+    assert vocab.kind == "greedtok"
+    counts = vocab.own_counts(lines[:50])
+    assert counts.tolist() == [len(tok.encode(t, mode="cover")) for t in lines[:50]]
+    assert (vocab.optimal_counts(lines[:50]) <= counts).all() and np.sum(counts) > 0
+
+
+def test_world_maps_colour_each_country_by_its_main_language(report, tmp_path):
+    pytest.importorskip("babel")
+    pytest.importorskip("pygal_maps_world")
+    from hf_greedtok.experiments.tsr_map import main_languages, write_tsr_maps
+    countries, blank = main_languages({"fr", "ru", "ta", "zh_CN", "pt_BR", "pt", "en"})
+    assert countries["fr"] == "fr" and countries["ru"] == "ru" and countries["cn"] == "zh_CN"
+    assert countries["br"] == "pt_BR" and countries["pt"] == "pt" and countries["us"] == "en"
+    assert "in" in blank and "de" in blank           # Hindi and German were not measured
+    paths = write_tsr_maps(report, tmp_path)
+    assert {p.name for p in paths} >= {"world_tsr_cl100k_base.svg", "world_tax_r50k_base.svg"}
+    svg = (tmp_path / "world_tsr_cl100k_base.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<?xml") and "France" in svg
