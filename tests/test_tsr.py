@@ -204,3 +204,42 @@ def test_world_maps_colour_each_country_by_its_main_language(report, tmp_path):
     assert {p.name for p in paths} >= {"world_tsr_cl100k_base.svg", "world_tax_r50k_base.svg"}
     svg = (tmp_path / "world_tsr_cl100k_base.svg").read_text(encoding="utf-8")
     assert svg.startswith("<?xml") and "France" in svg
+
+
+def test_trained_sizes_give_tsr_against_vocabulary_size(sample, tmp_path, capsys):
+    from hf_greedtok import GreedTokTrainer
+    text = read_parallel(sample)
+    lines = [s for lang in text.languages for s in text.texts[lang]]
+    folders = []
+    for k in (200, 1500):
+        folder = tmp_path / f"greedtok-{k}"
+        GreedTokTrainer(k, show_progress=False).train_from_iterator(lines).save(folder)
+        folders.append(str(folder))
+    out = tmp_path / "by-size"
+    assert main(["tsr", *folders, "--parallel", str(sample), "-o", str(out), "--min-strings", "10", "--quiet"]) == 0
+    capsys.readouterr()
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert [v["kind"] for v in data["vocabularies"]] == ["greedtok", "greedtok"]
+    assert data["vocabularies"][0]["own_encoder"].startswith("GreedTok cover")
+    assert (out / "tsr_by_size.png").stat().st_size > 0
+    small, large = ({r["language"]: r for r in data["rows"] if r["vocabulary"] == f"greedtok-{k}"} for k in (200, 1500))
+    assert all(large[lang]["tokens_own"] <= small[lang]["tokens_own"] for lang in small)
+
+
+def test_a_bpe_tokenizer_json_encodes_with_its_own_merges(tmp_path, capsys):
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+    lines = (CORPORA / "en_brown.txt").read_text(encoding="utf-8").splitlines()[:3000]
+    bpe = HFTokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=800, show_progress=False,
+                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path / "tokenizer.json"
+    bpe.save(str(path))
+    text = lines[7]
+    assert main(["encode", str(path), text]) == 0
+    assert json.loads(capsys.readouterr().out)["ids"] == bpe.encode(text).ids
+    vocab = load_vocabulary(path)
+    assert vocab.kind == "hf-bpe" and vocab.own_counts(lines[:40]).tolist() == [len(bpe.encode(t).ids) for t in lines[:40]]
+    assert (vocab.optimal_counts(lines[:40]) <= vocab.own_counts(lines[:40])).all()
