@@ -312,6 +312,9 @@ cdef class GreedTokCore:
     cdef vector[int64_t] a_bounds        # task t covers cm_pos[a_bounds[t]:a_bounds[t + 1]]
     cdef int32_t a_tau
     cdef double build_clock[8]
+    cdef int64_t n_applies[2]            # picks applied on one thread / over n_tasks threads
+    cdef double apply_seconds[2]         # their wall time (selection and rebuilds excluded)
+    cdef double rebuild_seconds          # wall time of the rebuilds step() ran
 
     # Build-only state (freed when _build returns). Pass 1 splits the substrings by the
     # partition of their first singleton; everything else by ranges of words or candidates.
@@ -1063,10 +1066,16 @@ cdef class GreedTokCore:
 
         Returns the decrease of the objective (tokens saved, count-weighted).
         """
-        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1]
-        if self.n_tasks > 1 and end - p >= PARALLEL_MIN_OCCURRENCES:
-            return self._apply_parallel(tau, p, end)
-        return self._cover_range(tau, p, end, 0, False)
+        cdef int64_t p = self.cm_off[tau], end = self.cm_off[tau + 1], gain
+        cdef double started = _now()
+        cdef int parallel = self.n_tasks > 1 and end - p >= PARALLEL_MIN_OCCURRENCES
+        if parallel:
+            gain = self._apply_parallel(tau, p, end)
+        else:
+            gain = self._cover_range(tau, p, end, 0, False)
+        self.n_applies[parallel] += 1
+        self.apply_seconds[parallel] += _now() - started
+        return gain
 
     cdef int64_t _apply_parallel(self, int32_t tau, int64_t p, int64_t end) except -1 nogil:
         """_apply over n_tasks threads, each covering and rescoring a range of whole words.
@@ -1213,6 +1222,7 @@ cdef class GreedTokCore:
         """
         cdef int64_t done = 0, gain, expected, best
         cdef int32_t tau
+        cdef double started
         cdef bint rebuild = True
         while rebuild and not self.exhausted:
             rebuild = False
@@ -1245,7 +1255,9 @@ cdef class GreedTokCore:
                     self.objective -= gain
                     done += 1
             if rebuild:
+                started = _now()
                 self._materialise(best if best > 1 else 0)
+                self.rebuild_seconds += _now() - started
         return done
 
     # ------------------------------------------------------------------ results
@@ -1319,6 +1331,17 @@ cdef class GreedTokCore:
             + self.cm_pos.capacity() * 4 + self.wm_off.capacity() * 4 + self.wm_cand.capacity() * 4
             + self.wm_start.capacity() * 2 + self.heap.capacity() * sizeof(HeapEntry)
         )
+
+    @property
+    def apply_profile(self):
+        """Where the solve's time went: {"serial_applies", "serial_apply_seconds",
+        "parallel_applies", "parallel_apply_seconds", "rebuild_seconds"}: wall seconds of
+        applying picks on one thread and over the threads (Algorithm 1, lines 10-13, with the
+        rescoring), and of the rebuilds after the first build; the rest of step() is selection
+        (heap pops)."""
+        return {"serial_applies": self.n_applies[0], "serial_apply_seconds": self.apply_seconds[0],
+                "parallel_applies": self.n_applies[1], "parallel_apply_seconds": self.apply_seconds[1],
+                "rebuild_seconds": self.rebuild_seconds}
 
     @property
     def build_seconds(self):
