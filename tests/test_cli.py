@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from corpora import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, VOCAB, corpus
 
 from hf_greedtok import Tokenizer
 from hf_greedtok.cli import main
@@ -44,6 +44,27 @@ def test_train_on_count_table_with_max_token_length(tmp_path, capsys):
     assert main(["evaluate", str(out), str(table), "--counts", "--json"]) == 0
     metrics = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert metrics["tokens_cover"] == tok.training_info["objective_tokens"]
+
+
+def test_train_pattern_o200k_keeps_devanagari_vowel_signs_in_their_words(tmp_path, capsys):
+    """GPT-4's split cuts a Hindi word at every combining mark (\\p{L} leaves out \\p{M});
+    o200k's letter classes keep them, and the saved folder loads with that split."""
+    from transformers import AutoTokenizer
+    table = corpus("hi_news_wordcounts.tsv")
+    out = tmp_path / "o200k"
+    assert main(["train", str(table), "--counts", "--vocab-size", "400", "--pattern", "o200k",
+                 "--output", str(out), "--quiet"]) == 0
+    tok = Tokenizer.load(out)
+    assert tok.pre_tokenizer.pre_tokenize("लड़कियाँ स्कूल") == ["लड़कियाँ", " स्कूल"]
+    assert Tokenizer.load(out).pre_tokenizer.native_pattern >= 0
+    gpt4_words = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken").pre_tokenize("लड़कियाँ स्कूल")
+    assert len(gpt4_words) > 2
+    hf = AutoTokenizer.from_pretrained(str(out))
+    text = "लड़कियाँ स्कूल जा रही हैं। CamelCase isn't 12345"
+    assert hf(text)["input_ids"] == tok.encode(text)
+    assert main(["train", str(table), "--counts", "--vocab-size", "400", "--pattern", "o200k", "--units", "marks",
+                 "--output", str(tmp_path / "bad"), "--quiet"]) == 2
+    assert "--pattern o200k is a byte-level split" in capsys.readouterr().err
 
 
 def test_existing_output_directory_is_an_error_and_untouched(tmp_path, capsys):

@@ -94,6 +94,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
     t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
                    help="same as --units bytes / --units chars")
+    t.add_argument("--pattern", choices=["gpt4", "gpt2", "o200k", "whitespace"], default=None,
+                   help="byte level: the split regex; gpt4 (default, cl100k's), gpt2, o200k (GPT-4o's: letters keep "
+                        "their combining marks, so Devanagari and other Indic words are not cut at every vowel "
+                        "sign) or whitespace (the GreedTok paper's space-delimited words)")
     t.add_argument("--normalizer", default=None, choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
                    help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
     t.add_argument("--special-token", action="append", default=[], help="a special token (repeatable)")

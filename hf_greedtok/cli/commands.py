@@ -54,6 +54,8 @@ def _resolve_units(args: argparse.Namespace) -> str:
     if args.units and from_pre and (from_pre == "bytes") != (args.units == "bytes"):
         raise ValueError(f"--pre-tokenizer {args.pre_tokenizer} contradicts --units {args.units}")
     units = args.units or from_pre or ("marks" if args.algorithm == "cbpe" else "bytes")
+    if args.pattern is not None and units != "bytes":
+        raise ValueError(f"--pattern {args.pattern} is a byte-level split; --units {units} splits at spaces (Metaspace)")
     if args.algorithm == "cbpe" and units not in ("marks", "vowels"):
         raise ValueError(f"--algorithm cbpe constrains script units: use --units marks or vowels "
                          f"(for --units {units} use --algorithm bpe)")
@@ -102,7 +104,7 @@ def train(args: argparse.Namespace) -> int:
 
 
 def _train_greedtok(args, units, normalizer, lookup, specials, named):
-    pre = ByteLevel() if units == "bytes" else Metaspace(units=units, lookup=lookup)
+    pre = ByteLevel(args.pattern or "gpt4") if units == "bytes" else Metaspace(units=units, lookup=lookup)
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
@@ -146,7 +148,8 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
-                          min_frequency=args.min_frequency or 0, show_progress=not args.quiet)
+                          min_frequency=args.min_frequency or 0, pattern=args.pattern or "gpt4",
+                          show_progress=not args.quiet)
     wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
     backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
     if trainer.training_info["learned_merges"] == 0:
