@@ -98,3 +98,24 @@ def test_module_entry_point(tmp_path):
     result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", "--help"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0 and "--vocab-size" in result.stdout
+
+
+def test_evaluate_held_out_reports_the_same_metrics_on_unseen_text(tmp_path, capsys):
+    out = tmp_path / "hi"
+    train, unseen = tmp_path / "train.txt", tmp_path / "unseen.txt"
+    lines = [line for line in corpus("hi_devdas.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    train.write_text("\n".join(lines[:1500]), encoding="utf-8")
+    unseen.write_text("\n".join(lines[1500:2000]), encoding="utf-8")
+    assert main(["train", str(train), "--vocab-size", "600", "--output", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(out), str(train), "--held-out", str(unseen), "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    held = result["held_out"]
+    assert held["inputs"] == [str(unseen)]
+    assert main(["evaluate", str(out), str(unseen), "--json", "--quiet"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in held.items() if k != "inputs"} == \
+        {k: v for k, v in alone.items() if k not in ("inputs", "tokenizer")}
+    assert result["tokens_per_word"] < held["tokens_per_word"]         # the training text compresses better
+    # GPT-4's split cuts Hindi words at their vowel signs: byte-level tokens start with marks
+    assert held["mark_initial_tokens"] >= held["avoidable_mark_initial_tokens"] > 0

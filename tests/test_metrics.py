@@ -107,6 +107,16 @@ def test_hindi_mark_initial_and_dependent_vowel():
     assert r["mark_initial_share"] == pytest.approx(2 / 6)
     assert r["dependent_vowel_tokens"] == 1
     assert r["dependent_vowel_share"] == pytest.approx(1 / 6)
+    # both marks follow a letter they could have stayed with; nothing was split inside a character
+    assert r["avoidable_mark_initial_tokens"] == 2 and r["mid_character_tokens"] == 0
+
+
+def test_a_mark_after_a_space_is_mark_initial_but_not_avoidable():
+    text = "कि ि"            # कि, a space, then a vowel sign with no base before it
+    stats = TokenizationStats()
+    stats.add(text, [(0, 1), (1, 2), (2, 3), (3, 4)], [1, 2, 3, 4])
+    r = stats.result(vocab_size=100)
+    assert r["mark_initial_tokens"] == 2 and r["avoidable_mark_initial_tokens"] == 1
 
 
 def test_byte_level_repeated_spans_count_once_for_marks():
@@ -122,6 +132,16 @@ def test_byte_level_repeated_spans_count_once_for_marks():
     assert r["continued_words"] == 1
     assert r["mark_initial_tokens"] == 1
     assert r["dependent_vowel_tokens"] == 1
+    assert r["mid_character_tokens"] == 2     # the second and third bytes of ि
+
+
+def test_a_token_starting_inside_the_character_another_token_began_is_mid_character():
+    text = "aé"
+    # "a" plus the first byte of é, then é's second byte: HF shows both spans in characters
+    stats = TokenizationStats()
+    stats.add(text, [(0, 2), (1, 2)], [7, 8])
+    r = stats.result(vocab_size=100)
+    assert r["mid_character_tokens"] == 1 and r["mark_initial_tokens"] == 0
 
 
 def test_empty_spans_are_tokens_but_not_words_or_marks():

@@ -121,6 +121,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--pattern", default=None, help="split of a .tiktoken file that is not one of OpenAI's")
     e.add_argument("inputs", nargs="+", metavar="INPUT")
     e.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
+                   help="text the tokenizer was not trained on: the same metrics again, under \"held_out\" "
+                        "(INPUT is then the in-sample text); read like INPUT")
     e.add_argument("--gold", type=Path, help="gold segmentation table (lookup format) for boundary precision/recall/F1")
     e.add_argument("--no-prefix-space", action="store_true")
     e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)

@@ -234,22 +234,36 @@ def evaluate(args: argparse.Namespace) -> int:
         greedtok, backend = _load_backend(args.tokenizer)
     normalizer = getattr(greedtok, "normalizer", None)
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
-    if greedtok is not None:
-        wc = count_corpus(args.inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
-                                                          greedtok.model.special_tokens), counts=args.counts,
-                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
-                          show_progress=not args.quiet)
-        if not wc:
-            raise CorpusError(", ".join(args.inputs), None, "empty corpus: no words to evaluate")
-        result.update(evaluate_word_counts(greedtok, wc))
-    result.update(evaluate_texts(backend, args.inputs, counts=args.counts, gold=gold,
-                                 encoding_errors=args.encoding_errors))
+    result.update(_metrics(args, greedtok, backend, args.inputs, gold))
+    if args.held_out:
+        # the same metrics on text the tokenizer was not trained on, beside the in-sample ones
+        result["held_out"] = {"inputs": args.held_out, **_metrics(args, greedtok, backend, args.held_out, None)}
     if args.json:
         print(json.dumps(result))
     else:
+        held_out = result.pop("held_out", {})
         for key, value in result.items():
-            print(f"{key:>28}: {value}")
+            print(f"{key:>38}: {value}")
+        for key, value in held_out.items():
+            print(f"{'held_out ' + key:>38}: {value}")
     return 0
+
+
+def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, inputs: Sequence[str],
+             gold: Optional[MorphLookup]) -> dict:
+    """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``), then
+    the backend's text metrics (with boundary scores against ``gold``)."""
+    result: dict = {}
+    if greedtok is not None:
+        wc = count_corpus(inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
+                                                     greedtok.model.special_tokens), counts=args.counts,
+                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
+                          show_progress=not args.quiet)
+        if not wc:
+            raise CorpusError(", ".join(inputs), None, "empty corpus: no words to evaluate")
+        result.update(evaluate_word_counts(greedtok, wc))
+    result.update(evaluate_texts(backend, inputs, counts=args.counts, gold=gold, encoding_errors=args.encoding_errors))
+    return result
 
 
 def encode(args: argparse.Namespace) -> int:

@@ -167,7 +167,9 @@ class TokenizationStats:
         self.characters = 0
         self.continued_words = 0
         self.mark_initial_tokens = 0
+        self.avoidable_mark_initial_tokens = 0
         self.dependent_vowel_tokens = 0
+        self.mid_character_tokens = 0
         self._frequencies: Counter[int] = Counter()
 
     def add(self, text: str, spans: Sequence[tuple[int, int]], ids: Sequence[int], weight: int = 1) -> None:
@@ -189,12 +191,16 @@ class TokenizationStats:
         * A token belongs to every whitespace word its span overlaps (a token like "t c" counts for
           both words); a word's token count is the number of tokens overlapping it, so byte-level
           tokens that share one character's span each count.
-        * Byte-level and byte-fallback tokenizers split one character into several tokens with
-          the same span; only the first token (in sequence order) with a given start offset can
-          be mark-initial or dependent-vowel-initial, since the later ones begin inside the
-          character. A token is mark-initial if ``text[start]`` is a combining mark or ZWJ/ZWNJ
+        * Byte-level and byte-fallback tokenizers split one character into several tokens whose
+          spans all cover that character: a token whose span starts before the end of an
+          earlier token's (in sequence order) begins inside a character and counts as
+          ``mid_character``; it is never mark-initial or dependent-vowel-initial. Any other
+          token is mark-initial if ``text[start]`` is a combining mark or ZWJ/ZWNJ
           (:func:`hf_greedtok.indic.units.starts_with_mark`), dependent-vowel-initial if it is a
           dependent vowel sign (:func:`hf_greedtok.indic.units.starts_with_dependent_vowel`).
+          A mark-initial token is avoidable when the character before it is not whitespace
+          (the mark had a base to stay with); a mark opening the text or following a space has
+          none.
 
         Raises:
             ValueError: ``len(spans) != len(ids)``, a span outside ``text`` or with ``end < start``,
@@ -208,8 +214,8 @@ class TokenizationStats:
         n = len(text)
         starts: list[int] = []
         ends: list[int] = []
-        seen_starts: set[int] = set()
-        marks = vowels = 0
+        reached = 0                 # the furthest end of the tokens so far
+        marks = avoidable = vowels = inside = 0
         for span in spans:
             start, end = int(span[0]), int(span[1])
             if not 0 <= start <= end <= n:
@@ -218,11 +224,14 @@ class TokenizationStats:
                 continue
             starts.append(start)
             ends.append(end)
-            if start in seen_starts:
+            if start < reached:
+                inside += 1
                 continue
-            seen_starts.add(start)
+            reached = end
             first = text[start]
-            marks += starts_with_mark(first)
+            if starts_with_mark(first):
+                marks += 1
+                avoidable += start > 0 and not text[start - 1].isspace()
             vowels += starts_with_dependent_vowel(first)
         starts.sort()
         ends.sort()
@@ -239,7 +248,9 @@ class TokenizationStats:
         self.characters += weight * n
         self.continued_words += weight * continued
         self.mark_initial_tokens += weight * marks
+        self.avoidable_mark_initial_tokens += weight * avoidable
         self.dependent_vowel_tokens += weight * vowels
+        self.mid_character_tokens += weight * inside
         if weight:
             for token_id in ids:
                 self._frequencies[int(token_id)] += weight
@@ -259,7 +270,11 @@ class TokenizationStats:
         * ``continued_words``: words overlapped by >= 2 tokens; ``proportion_continued_words``:
           ``continued_words / words`` (PCW, Rust et al. 2021);
         * ``mark_initial_tokens``: tokens starting with a combining mark (Mn/Mc/Me) or ZWJ/ZWNJ;
-          ``mark_initial_share``: that / ``tokens``;
+          ``mark_initial_share``: that / ``tokens``; ``avoidable_mark_initial_tokens``: those
+          whose mark follows a non-space character (a tokenizer could have kept it with its
+          base), the rest open the text or follow whitespace;
+        * ``mid_character_tokens``: tokens that begin inside a character (the second and later
+          byte tokens of a character split into bytes);
         * ``dependent_vowel_tokens``: tokens starting with a dependent vowel sign (MorphTok
           Table 7's separated dependent vowels); ``dependent_vowel_share``: that / ``tokens``;
         * ``distinct_tokens``: token ids observed;
@@ -291,6 +306,8 @@ class TokenizationStats:
             "proportion_continued_words": self.continued_words / self.words,
             "mark_initial_tokens": self.mark_initial_tokens,
             "mark_initial_share": self.mark_initial_tokens / self.tokens,
+            "avoidable_mark_initial_tokens": self.avoidable_mark_initial_tokens,
+            "mid_character_tokens": self.mid_character_tokens,
             "dependent_vowel_tokens": self.dependent_vowel_tokens,
             "dependent_vowel_share": self.dependent_vowel_tokens / self.tokens,
             "distinct_tokens": len(counts),
