@@ -8,6 +8,11 @@ Rows: GreedTok (cover and optimal) with each ``--splits`` split and each ``--var
 setting (JSON keyword arguments of ``GreedTokTrainer``, e.g. ``{"min_frequency": 20}``); values
 are total tokens relative to BPE's (negative: fewer tokens than BPE).
 
+Two more kinds of variant, outside the trainer: ``{"count_discount": D}`` trains on word counts
+lowered by D (words seen D times or fewer dropped), ``{"min_word_types": T}`` keeps only
+candidates found in at least T distinct training words (through ``candidates=``); the other
+keys go to ``GreedTokTrainer``.
+
 ``--why`` adds the vocabulary comparison at the first total: tokens only GreedTok has and only
 BPE has, their mean length in bytes, how many are whole training words and how often those
 occur in training, and how many of them are used on en_python_docs.
@@ -47,6 +52,21 @@ def train_bpe(train: list[str], total: int) -> HFTokenizer:
     bpe.train_from_iterator(train, trainers.BpeTrainer(vocab_size=total, show_progress=False,
                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     return bpe
+
+
+def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict):
+    """GreedTok at ``total`` ids on ``counts`` with the variant ``kw`` (see the module docstring)."""
+    discount, min_types = kw.pop("count_discount", 0), kw.pop("min_word_types", 0)
+    if discount:
+        counts = Counter({w: c - discount for w, c in counts.items() if c > discount})
+    if min_types:
+        types: Counter = Counter()
+        longest = kw.get("max_token_length", 24)
+        for w in counts:
+            b = w.encode("utf-8")
+            types.update({b[i:j] for i in range(len(b)) for j in range(i + 2, min(len(b), i + longest) + 1)})
+        kw["candidates"] = [s for s, c in types.items() if c >= min_types]
+    return GreedTokTrainer(total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
 
 
 def why(bpe: HFTokenizer, tok, counts: Counter, unseen: list[str]) -> None:
@@ -99,7 +119,7 @@ def main() -> None:
             pre = ByteLevel(split)
             counts = count_words(train, pre, None, show_progress=False)
             for kw in variants:
-                tok = GreedTokTrainer(total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
+                tok = train_variant(counts, total, pre, dict(kw))
                 for mode in ("cover", "optimal"):
                     cells = [f"{100 * (int(tok.encode_batch_flat(v, mode=mode)[1][-1]) / base[k] - 1):+.2f}%"
                              for k, v in evals.items()]
