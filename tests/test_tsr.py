@@ -240,6 +240,12 @@ def test_a_bpe_tokenizer_json_encodes_with_its_own_merges(tmp_path, capsys):
     text = lines[7]
     assert main(["encode", str(path), text]) == 0
     assert json.loads(capsys.readouterr().out)["ids"] == bpe.encode(text).ids
+    sample = tmp_path / "sample.txt"
+    sample.write_text("\n".join(lines[:200]), encoding="utf-8")
+    assert main(["evaluate", str(path), str(sample), "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["text_tokens"] == sum(len(bpe.encode(t, add_special_tokens=False).ids) for t in lines[:200] if t.strip())
+    assert result["text_metrics_encoder"].startswith("tokenizers BPE")
     vocab = load_vocabulary(path)
     assert vocab.kind == "hf-bpe" and vocab.own_counts(lines[:40]).tolist() == [len(bpe.encode(t).ids) for t in lines[:40]]
     assert (vocab.optimal_counts(lines[:40]) <= vocab.own_counts(lines[:40])).all()

@@ -221,13 +221,9 @@ def evaluate(args: argparse.Namespace) -> int:
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if _vocabulary_file(args.tokenizer):
         from ..experiments.vocabularies import load_vocabulary
-        from ..hf.pipeline import build_backend
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
-        greedtok = vocab.native
-        # text metrics: the file's own BPE for tokenizer.json; for a tiktoken file, our cover
-        # encoding of its ranks (equal to tiktoken's ids with OpenAI's files and their split)
-        backend = vocab._own if vocab.kind == "hf-bpe" else build_backend(greedtok, "cover")
-        result["text_metrics_encoder"] = vocab.own_encoder if vocab.kind == "hf-bpe" else "GreedTok cover over the ranks"
+        greedtok, backend = vocab.native, vocab.backend()
+        result["text_metrics_encoder"] = vocab.backend_encoder
     else:
         if args.pattern is not None:
             raise ValueError("--pattern applies to .tiktoken files; a folder's tokenizer has its own split")

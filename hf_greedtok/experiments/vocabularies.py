@@ -19,12 +19,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
 from ..core import Tokenizer
 from ..errors import GreedTokFileError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer as HFTokenizer
 
 
 @dataclass
@@ -68,6 +71,20 @@ class Vocabulary:
         if self.kind == "tiktoken":
             return self._own.encode_ordinary(text)
         return self._own.encode(text, add_special_tokens=False).ids
+
+    def backend(self) -> "HFTokenizer":
+        """A ``tokenizers`` backend for the text metrics of ``evaluate``: a BPE file's own
+        tokenizer; otherwise our cover encoding over the vocabulary (for OpenAI's tiktoken files
+        with their split, the same ids as tiktoken's BPE)."""
+        if self.kind == "hf-bpe":
+            return self._own
+        from ..hf.pipeline import build_backend
+        return build_backend(self.native, "cover")
+
+    @property
+    def backend_encoder(self) -> str:
+        """What :meth:`backend` encodes with, for reports."""
+        return self.own_encoder if self.kind == "hf-bpe" else "GreedTok cover over the vocabulary's tokens"
 
     def optimal_counts(self, texts: Sequence[str]) -> np.ndarray:
         """Tokens of each text with minimum-token segmentation of every word: int64[len(texts)]."""
