@@ -159,3 +159,43 @@ def test_cli_train_writes_the_same_folder_for_every_thread_count(tmp_path):
                      "--max-token-length", "8", "--num-threads", threads, "-o", str(out), "--quiet"]) == 0
         folders.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert folders[0] == folders[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+def test_memory_error_in_a_step_thread_reaches_the_caller():
+    """A step's parallel pick runs on the step's team of threads. Every word holds "xy"; the
+    first half are short, the second half long and distinct, so picking "xy" leaves the second
+    thread (the second half of the occurrences) with ~100x the score changes to buffer. Under an
+    address-space cap set after the build, that buffer runs out: MemoryError is raised in
+    Python, the team is stopped, and with more room the same step succeeds."""
+    code = textwrap.dedent("""
+        import random, resource, sys
+        import numpy as np
+        from hf_greedtok import _trainer
+        from hf_greedtok._trainer import GreedTokCore
+        from hf_greedtok.models import pack_units
+        rng = random.Random(0)
+        alphabet = [chr(0x4E00 + i) for i in range(3000)]
+        words = ["xy" + "ab"[i % 2] for i in range(100_000)]
+        words += ["xy" + "".join(rng.choice(alphabet) for _ in range(14)) for _ in range(100_000)]
+        units, offsets = pack_units(words)
+        counts = np.ones(len(words), dtype=np.int64)
+        none, start = np.zeros(0, dtype=np.uint32), np.zeros(1, dtype=np.int64)
+        core = GreedTokCore(units, offsets, counts, 16, 1, none, start, none, start, False, False, 2, 0)
+        _trainer._set_parallel_min_occurrences(1)
+        vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
+        resource.setrlimit(resource.RLIMIT_AS, (vm + int(sys.argv[1]) * 2**20, resource.RLIM_INFINITY))
+        try:
+            core.step(1)
+        except MemoryError:
+            print("MemoryError", core.n_selected)
+        else:
+            print("stepped", core.n_selected)
+    """)
+    outcomes = {}
+    for extra_mb in (48, 4000):
+        result = subprocess.run([sys.executable, "-c", code, str(extra_mb)], capture_output=True, text=True,
+                                timeout=300, cwd=tempfile.gettempdir())
+        assert result.returncode == 0, result.stderr[-2000:]
+        outcomes[extra_mb] = result.stdout.strip()
+    assert outcomes == {48: "MemoryError 0", 4000: "stepped 1"}

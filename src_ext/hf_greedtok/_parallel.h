@@ -23,6 +23,10 @@
 
 #include <Python.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
@@ -46,6 +50,8 @@ static inline void hfg_run_one(hfg_task_fn fn, void *ctx, int t, hfg_task_error 
     }
     PyGILState_Release(gil);
 }
+
+static inline int hfg_raise_first(hfg_task_error *errors, int n);
 
 static inline int hfg_run_tasks(int n, hfg_task_fn fn, void *ctx) {
     if (n < 1)
@@ -75,6 +81,12 @@ static inline int hfg_run_tasks(int n, hfg_task_fn fn, void *ctx) {
         hfg_run_one(fn, ctx, t, &errors[t]);
     for (std::thread &th : threads)
         th.join();
+    return hfg_raise_first(errors.data(), n);
+}
+
+/* Restore the exception of the lowest failing task on the calling thread (the others are
+ * dropped) and clear them all; returns -1 if a task failed, else 0. */
+static inline int hfg_raise_first(hfg_task_error *errors, int n) {
     int failed = 0;
     PyGILState_STATE gil = PyGILState_Ensure();
     for (int t = 0; t < n; ++t) {
@@ -88,7 +100,141 @@ static inline int hfg_run_tasks(int n, hfg_task_fn fn, void *ctx) {
             Py_XDECREF(errors[t].value);
             Py_XDECREF(errors[t].traceback);
         }
+        errors[t] = hfg_task_error();
     }
     PyGILState_Release(gil);
     return failed ? -1 : 0;
+}
+
+/* A team: the threads of hfg_run_tasks kept alive between runs, for callers that run many
+ * short parallel phases in a row (a trainer step applies hundreds of picks; creating and
+ * joining a thread costs ~40 us, as much as a small pick's work). Worker t (1 .. n - 1) holds
+ * a Python thread state for the team's life, so a task's error survives as in hfg_run_one;
+ * between runs it spins briefly (the next run usually comes within microseconds), then
+ * sleeps on a condition variable.
+ *
+ * Use: hfg_team_start(team, n), then hfg_team_run(team, fn, ctx) any number of times, then
+ * hfg_team_stop(team); all three without holding the GIL, from a thread with a Python thread
+ * state. Tasks whose thread could not be started run on the calling thread. */
+struct hfg_team {
+    int n = 1;                          // tasks per run
+    int started = 1;                    // tasks 1 .. started - 1 have a worker
+    std::vector<std::thread> workers;
+    std::vector<hfg_task_error> errors;
+    std::mutex m;
+    std::condition_variable wake, done;
+    std::atomic<uint64_t> generation{0};
+    std::atomic<int> pending{0};
+    hfg_task_fn fn = nullptr;
+    void *ctx = nullptr;
+    bool stopping = false;
+};
+
+static inline void hfg_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+enum { HFG_TEAM_SPINS = 1 << 11 };      // about 100 us of spinning (pause: ~50 ns on EPYC) before sleeping
+
+static inline void hfg_team_worker(hfg_team *team, int t, uint64_t seen) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyThreadState *saved = PyEval_SaveThread();
+    for (;;) {
+        uint64_t g = team->generation.load(std::memory_order_acquire);
+        for (int spins = 0; g == seen && spins < HFG_TEAM_SPINS; ++spins) {
+            hfg_pause();
+            g = team->generation.load(std::memory_order_acquire);
+        }
+        if (g == seen) {
+            std::unique_lock<std::mutex> lock(team->m);
+            team->wake.wait(lock, [&] { return team->generation.load(std::memory_order_acquire) != seen; });
+            g = team->generation.load(std::memory_order_acquire);
+        }
+        seen = g;
+        if (team->stopping)
+            break;
+        if (team->fn(team->ctx, t) < 0) {
+            PyEval_RestoreThread(saved);
+            hfg_task_error *err = &team->errors[t];
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_SystemError, "hf_greedtok: a parallel task failed without an exception");
+            PyErr_Fetch(&err->type, &err->value, &err->traceback);
+            saved = PyEval_SaveThread();
+        }
+        if (team->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            std::lock_guard<std::mutex> lock(team->m);
+            team->done.notify_one();
+        }
+    }
+    PyEval_RestoreThread(saved);
+    PyGILState_Release(gil);
+}
+
+/* Start n - 1 workers (n >= 1). Returns -1 with MemoryError set if the team's buffers cannot
+ * be allocated; a thread that cannot be started only leaves its task to the caller. */
+static inline int hfg_team_start(hfg_team *team, int n) {
+    try {
+        team->errors.assign(n, hfg_task_error());
+        team->workers.reserve(n > 1 ? n - 1 : 0);
+    } catch (const std::bad_alloc &) {
+        PyGILState_STATE gil = PyGILState_Ensure();
+        PyErr_NoMemory();
+        PyGILState_Release(gil);
+        return -1;
+    }
+    // a team may be started again after a stop: its workers wait for the next generation
+    team->n = n;
+    team->started = 1;
+    team->stopping = false;
+    uint64_t now = team->generation.load(std::memory_order_acquire);
+    for (int t = 1; t < n; ++t) {
+        try {
+            team->workers.emplace_back(hfg_team_worker, team, t, now);
+        } catch (const std::system_error &) {
+            break;
+        }
+        team->started = t + 1;
+    }
+    return 0;
+}
+
+/* fn(ctx, t) for t = 0 .. n - 1 on the team, returning once all have finished; -1 with the
+ * lowest failing task's exception set, as hfg_run_tasks. */
+static inline int hfg_team_run(hfg_team *team, hfg_task_fn fn, void *ctx) {
+    team->fn = fn;
+    team->ctx = ctx;
+    team->pending.store(team->started - 1, std::memory_order_relaxed);
+    {
+        std::lock_guard<std::mutex> lock(team->m);
+        team->generation.fetch_add(1, std::memory_order_release);
+    }
+    team->wake.notify_all();
+    hfg_run_one(fn, ctx, 0, &team->errors[0]);
+    for (int t = team->started; t < team->n; ++t)
+        hfg_run_one(fn, ctx, t, &team->errors[t]);
+    for (int spins = 0; team->pending.load(std::memory_order_acquire) != 0 && spins < HFG_TEAM_SPINS; ++spins)
+        hfg_pause();
+    if (team->pending.load(std::memory_order_acquire) != 0) {
+        std::unique_lock<std::mutex> lock(team->m);
+        team->done.wait(lock, [&] { return team->pending.load(std::memory_order_acquire) == 0; });
+    }
+    return hfg_raise_first(team->errors.data(), team->n);
+}
+
+/* Stop and join the workers (each releases its Python thread state, which takes the GIL: the
+ * caller must not hold it). */
+static inline void hfg_team_stop(hfg_team *team) {
+    {
+        std::lock_guard<std::mutex> lock(team->m);
+        team->stopping = true;
+        team->generation.fetch_add(1, std::memory_order_release);
+    }
+    team->wake.notify_all();
+    for (std::thread &th : team->workers)
+        th.join();
+    team->workers.clear();
 }

@@ -97,6 +97,11 @@ import numpy as np
 cdef extern from "_parallel.h" nogil:
     ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
     int hfg_run_tasks(int n, hfg_task_fn fn, void* ctx) except -1
+    cppclass hfg_team:
+        hfg_team()
+    int hfg_team_start(hfg_team* team, int n) except -1
+    int hfg_team_run(hfg_team* team, hfg_task_fn fn, void* ctx) except -1
+    void hfg_team_stop(hfg_team* team)
 
 cdef extern from *:
     """
@@ -302,6 +307,7 @@ cdef class GreedTokCore:
     cdef readonly bint relaxed
     cdef readonly int num_threads
     cdef int n_tasks                     # threads of the setup and of _apply_parallel
+    cdef hfg_team* team                  # step()'s threads, kept between picks (NULL outside step)
     cdef int64_t longest                 # singletons of the longest word
     # _apply's buffers, one per task (index 0 also for the one-thread path)
     cdef vector[vector[uint8_t]] a_old_cov
@@ -1098,7 +1104,10 @@ cdef class GreedTokCore:
                 q += 1
             self.a_bounds[t] = q
         self.a_bounds[T] = end
-        hfg_run_tasks(T, _task_apply, <void*>self)
+        if self.team != NULL:
+            hfg_team_run(self.team, _task_apply, <void*>self)
+        else:
+            hfg_run_tasks(T, _task_apply, <void*>self)
         for t in range(T):
             total += self.a_gain[t]
             dl = self.a_deltas[t].data()
@@ -1224,36 +1233,46 @@ cdef class GreedTokCore:
         cdef int32_t tau
         cdef double started
         cdef bint rebuild = True
+        cdef hfg_team team
         while rebuild and not self.exhausted:
             rebuild = False
             with nogil:
-                while done < max_steps:
-                    if self.n_pinned_done < <int64_t>self.pinned_cands.size():
-                        tau = self.pinned_cands[self.n_pinned_done]
-                        self.n_pinned_done += 1
-                    else:
-                        tau = self._pop_best()
-                        best = self.score[tau] if tau >= 0 else 0
-                        # Unmaterialised candidates score below the threshold: the live
-                        # argmax is Algorithm 1's argmax only if it reaches the threshold.
-                        if best < self.threshold:
-                            rebuild = True
-                            best = self.threshold // LAZY_RATIO if tau < 0 else min(best, self.threshold // LAZY_RATIO)
-                            break
-                        if best <= 0:
-                            self.exhausted = True
-                            break
-                    expected = self.score[tau]
-                    self.selected[tau] = 1
-                    gain = self._apply(tau)
-                    if gain != expected:
-                        self.score_mismatches += 1
-                    self.score[tau] = 0
-                    self.rank_pos.push_back(self.cand_pos[tau])
-                    self.rank_len.push_back(self.cand_len[tau])
-                    self.gains.push_back(gain)
-                    self.objective -= gain
-                    done += 1
+                # the picks of this run share one team of threads (see _apply_parallel)
+                if self.n_tasks > 1:
+                    hfg_team_start(&team, self.n_tasks)
+                    self.team = &team
+                try:
+                    while done < max_steps:
+                        if self.n_pinned_done < <int64_t>self.pinned_cands.size():
+                            tau = self.pinned_cands[self.n_pinned_done]
+                            self.n_pinned_done += 1
+                        else:
+                            tau = self._pop_best()
+                            best = self.score[tau] if tau >= 0 else 0
+                            # Unmaterialised candidates score below the threshold: the live
+                            # argmax is Algorithm 1's argmax only if it reaches the threshold.
+                            if best < self.threshold:
+                                rebuild = True
+                                best = self.threshold // LAZY_RATIO if tau < 0 else min(best, self.threshold // LAZY_RATIO)
+                                break
+                            if best <= 0:
+                                self.exhausted = True
+                                break
+                        expected = self.score[tau]
+                        self.selected[tau] = 1
+                        gain = self._apply(tau)
+                        if gain != expected:
+                            self.score_mismatches += 1
+                        self.score[tau] = 0
+                        self.rank_pos.push_back(self.cand_pos[tau])
+                        self.rank_len.push_back(self.cand_len[tau])
+                        self.gains.push_back(gain)
+                        self.objective -= gain
+                        done += 1
+                finally:
+                    if self.team != NULL:
+                        hfg_team_stop(self.team)
+                        self.team = NULL
             if rebuild:
                 started = _now()
                 self._materialise(best if best > 1 else 0)
