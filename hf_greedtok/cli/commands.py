@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 def _input_files(args: argparse.Namespace) -> list[Path]:
     """Every file the command reads: inputs, lookup, candidates."""
     extra = [getattr(args, name, None) for name in ("lookup", "candidates")]
-    return [Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
+    return ([Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
+            + [Path(e) for e in getattr(args, "eval", None) or []])
 
 
 def _refuse_existing(args: argparse.Namespace) -> None:
@@ -265,18 +266,31 @@ def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLev
 
 def compare(args: argparse.Namespace) -> int:
     """``hf-greedtok compare``: GreedTok vs BPE vs GreedWMC on one corpus, written as report.md,
-    report.json and plots to ``--output``; returns 0."""
+    report.json and plots to ``--output``; with ``--eval`` or ``--holdout-fraction`` also every
+    peer in and out of sample (:mod:`hf_greedtok.experiments.heldout`); returns 0."""
     from ..experiments.compare import compare_word_counts
+    held_out = bool(args.eval) or args.holdout_fraction is not None
+    if held_out:
+        _check_held_out_args(args)
     _refuse_existing(args)
     if not args.no_plots:
         from ..experiments.plots import _pyplot
         _pyplot()            # fail before hours of training, not after
     pre = ByteLevel(args.pattern)
     source = ", ".join(Path(i).name for i in args.inputs)
-    result = compare_word_counts(_corpus_counts(args, args.inputs, pre), args.vocab_sizes, targets=args.targets,
+    if held_out:
+        train_lines, texts = _held_out_texts(args)
+        counts = count_words(train_lines, pre, None, num_proc=args.num_proc, show_progress=not args.quiet,
+                             source=source)
+        check_learnable(counts, pre, source)
+    else:
+        counts = _corpus_counts(args, args.inputs, pre)
+    result = compare_word_counts(counts, args.vocab_sizes, targets=args.targets,
                                  pattern=args.pattern, max_token_length=args.max_token_length, source=source,
                                  num_threads=args.num_threads, show_progress=not args.quiet)
     result.settings["inputs"] = [str(i) for i in args.inputs]
+    if held_out:
+        result.heldout = _measure_held_out(args, result, train_lines, counts, texts, source)
 
     def write(folder: Path) -> None:
         markdown = result.to_markdown()
@@ -289,8 +303,65 @@ def compare(args: argparse.Namespace) -> int:
 
     _write_dir(args, write)
     print("\n".join(f"{c['claim']}: {c['measured']} ({c['verdict']})" for c in result.summary["claims"]))
+    if held_out:
+        for row in result.heldout.rows:
+            if row["table"] == "main" and row["peer"] == "GreedTok (cover)":
+                print(f"GreedTok (cover) vs HF BPE on {row['text']} ({row['kind']}): "
+                      f"{100 * (row['ratio_to_reference'] - 1):+.2f} % tokens")
     print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
     return 0
+
+
+def _check_held_out_args(args: argparse.Namespace) -> None:
+    """Held-out options that cannot work, refused before any reading or training."""
+    from ..word_counts import check_input_file
+    if args.counts:
+        raise ValueError("--eval and --holdout-fraction measure running text line by line; they cannot be "
+                         "used with --counts (give the text files instead)")
+    for path in [*args.inputs, *args.eval]:
+        check_input_file(Path(path))
+    if not args.no_sentencepiece:
+        from ..experiments.peers import sentencepiece_module
+        sentencepiece_module()
+
+
+def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
+    """The training lines and the out-of-sample texts (name, kind, lines): the held-out split of
+    the inputs first (:mod:`hf_greedtok.experiments.holdout`), then each ``--eval`` file."""
+    from ..experiments.heldout import OUT_OF_SAMPLE
+    from ..experiments.holdout import read_lines, split_lines
+    lines = read_lines(args.inputs, args.encoding_errors)
+    texts = []
+    if args.holdout_fraction is not None:
+        lines, held = split_lines(lines, args.holdout_fraction)
+        texts.append((f"held-out {args.holdout_fraction:g} of the inputs", OUT_OF_SAMPLE, held))
+    names = [Path(e).name for e in args.eval]
+    for path, name in zip(args.eval, names):
+        texts.append((name if names.count(name) == 1 else str(path), OUT_OF_SAMPLE,
+                      read_lines([path], args.encoding_errors)))
+    return lines, texts
+
+
+def _measure_held_out(args, result, train_lines, counts, texts, source):
+    """Train the other peers at the comparison's largest vocabulary and measure them all."""
+    import time
+
+    from ..experiments.heldout import IN_SAMPLE, measure, train_peers
+    vocab_size = 256 + result.settings["k_max"]
+    trained, seconds = result.trained, {}
+    peers = train_peers(train_lines, counts, vocab_size, args.pattern, greedtok=trained["greedtok"],
+                        wmc=trained["wmc"], bpe=trained["bpe"], sentencepiece=not args.no_sentencepiece,
+                        num_threads=args.num_threads, show_progress=not args.quiet, seconds=seconds)
+    started = time.perf_counter()
+    split = f"holdout fraction {args.holdout_fraction:g}, " if args.holdout_fraction is not None else ""
+    training = f"{source} ({split}{sum(1 for line in train_lines if line):,} non-empty lines)"
+    heldout = measure(peers, [("training text", IN_SAMPLE, train_lines), *texts],
+                      settings={"vocab_size": vocab_size, "training": training,
+                                "split": peers["main"][0].pre_tokenization,
+                                "holdout_fraction": args.holdout_fraction, "eval": [str(e) for e in args.eval],
+                                "seconds": seconds})
+    seconds["measuring"] = round(time.perf_counter() - started, 2)
+    return heldout
 
 
 def hierarchical(args: argparse.Namespace) -> int:

@@ -36,7 +36,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 import numpy as np
 from tokenizers import models
@@ -47,6 +47,9 @@ from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..trainers import GreedTokTrainer, GreedWMCTrainer
 from .evaluation import total_tokens
+
+if TYPE_CHECKING:
+    from .heldout import HeldOutComparison
 
 TARGET_STEP = 0.2          # the paper's targets are 1.3, 1.5, ..., 2.7
 N_TARGETS = 8
@@ -69,6 +72,9 @@ class Comparison:
         table: one dict per tokens-per-word target (the paper's Table 3 rows).
         summary: means over the table and the claims checked.
         settings: the run's parameters and timings.
+        trained: the tokenizers at k_max, not saved: {"greedtok": Tokenizer, "wmc": Tokenizer,
+            "bpe": the ``tokenizers`` backend} (the held-out comparison measures them on more text).
+        heldout: the peers in and out of sample (:mod:`hf_greedtok.experiments.heldout`), if measured.
     """
 
     corpus: dict
@@ -81,6 +87,8 @@ class Comparison:
     table: list[dict]
     summary: dict
     settings: dict = field(default_factory=dict)
+    trained: dict = field(default_factory=dict, repr=False)
+    heldout: Optional["HeldOutComparison"] = None
 
     @property
     def tokens_per_word_greedtok(self) -> np.ndarray:
@@ -98,16 +106,17 @@ class Comparison:
         return self.covered_greedtok[1:] / np.maximum(self.covered_wmc[1:], 1)
 
     def to_dict(self) -> dict:
-        """JSON-ready: everything, with the curves as lists indexed by k."""
-        return {
-            "corpus": self.corpus, "settings": self.settings, "summary": self.summary,
-            "table3": self.table, "grid": self.grid,
-            "curves": {
-                "k": self.k.tolist(),
-                "tokens_greedtok": self.tokens_greedtok.tolist(), "tokens_bpe": self.tokens_bpe.tolist(),
-                "covered_greedtok": self.covered_greedtok.tolist(), "covered_wmc": self.covered_wmc.tolist(),
-            },
+        """JSON-ready: everything, with the curves as lists indexed by k (last)."""
+        d = {"corpus": self.corpus, "settings": self.settings, "summary": self.summary,
+             "table3": self.table, "grid": self.grid}
+        if self.heldout is not None:
+            d["heldout"] = self.heldout.to_dict()
+        d["curves"] = {
+            "k": self.k.tolist(),
+            "tokens_greedtok": self.tokens_greedtok.tolist(), "tokens_bpe": self.tokens_bpe.tolist(),
+            "covered_greedtok": self.covered_greedtok.tolist(), "covered_wmc": self.covered_wmc.tolist(),
         }
+        return d
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON; each curve on one line so the file stays small and diffable."""
@@ -159,6 +168,8 @@ class Comparison:
         st = self.settings
         lines += ["", f"Timings: GreedTok {st['seconds_greedtok']} s, GreedWMC {st['seconds_wmc']} s, "
                       f"BPE {st['seconds_bpe']} s, evaluation {st['seconds_evaluation']} s.", ""]
+        if self.heldout is not None:
+            lines += [self.heldout.to_markdown()]
         return "\n".join(lines)
 
 
@@ -260,7 +271,8 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
                   "max_token_length": max_token_length, "targets": [float(t) for t in targets],
                   "greedtok_k_learned": len(greedtok.model.ranked_tokens),
                   "wmc_k_learned": len(wmc.model.ranked_tokens), "bpe_merges_learned": len(merges),
-                  "greedtok_candidates": greedtok.training_info["candidates"], **timings})
+                  "greedtok_candidates": greedtok.training_info["candidates"], **timings},
+        trained={"greedtok": greedtok, "wmc": wmc, "bpe": backend})
     result.summary = summarize(result)
     return result
 
