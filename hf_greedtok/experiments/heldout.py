@@ -182,6 +182,8 @@ def measure(peers: Mapping[str, Sequence[Peer]], texts: Sequence[tuple[str, str,
     Args:
         peers: {table: peers}, each table holding a peer named :data:`REFERENCE` (HF BPE).
         texts: (name, kind, lines) with kind "in sample" or "out of sample"; lines without ends.
+        settings: echoed in the report; ``vocab_size`` (default: the largest peer's), ``training``
+            (what was trained on) and ``split`` (default: HF BPE's pre-tokenization) head it.
 
     Raises:
         ValueError: a table without the reference peer, or a text with no words.
@@ -212,5 +214,8 @@ def measure(peers: Mapping[str, Sequence[Peer]], texts: Sequence[tuple[str, str,
                              "ratio_to_reference": tokens / reference, "round_trip": trips / max(len(lines), 1),
                              "round_trip_lines": trips})
         cache.clear()
+    everyone = [p for g in peers.values() for p in g]
+    settings = {"vocab_size": max(p.vocab_size for p in everyone), "training": "the training text",
+                "split": next(p.pre_tokenization for p in everyone if p.name == REFERENCE), **(settings or {})}
     return HeldOutComparison(texts=texts_out, peers={t: [p.describe() for p in g] for t, g in peers.items()},
-                             rows=rows, settings=dict(settings or {}))
+                             rows=rows, settings=settings)
