@@ -17,7 +17,7 @@ from corpora import EXAMPLE_TEXT
 
 import hf_greedtok
 
-HEAVY = ("transformers", "datasets", "matplotlib", "tiktoken", "sentencepiece")
+HEAVY = ("transformers", "datasets", "matplotlib", "tiktoken")
 ADVISORY = "PyTorch was not found"
 
 # Every name the remote code of saved folders imports from hf_greedtok (tokenization_greedtok.py,
