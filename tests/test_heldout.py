@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from hf_greedtok import ByteLevel
 from hf_greedtok.cli import main
-from hf_greedtok.experiments.compare import compare_word_counts
+from hf_greedtok.experiments.compare import _bpe_total, compare_word_counts, heldout_grid
 from hf_greedtok.experiments.heldout import IN_SAMPLE, OUT_OF_SAMPLE, REFERENCE, measure, train_peers
 from hf_greedtok.experiments.holdout import read_lines, split_lines, split_mask
 from hf_greedtok.word_counts import count_words
@@ -95,7 +95,7 @@ def setup(tmp_path_factory):
     train, held = split_lines(lines, 0.1)
     docs = read_lines([_slice("en_python_docs.txt", 150_000, tmp, start=2_000_000)])
     counts = count_words(train, ByteLevel(), None, show_progress=False)
-    result = compare_word_counts(counts, [K], show_progress=False)
+    result = compare_word_counts(counts, [150, K], show_progress=False)
     t = result.trained
     peers = train_peers(train, counts, VOCAB, "gpt4", greedtok=t["greedtok"], wmc=t["wmc"], bpe=t["bpe"])
     texts = [("training text", IN_SAMPLE, train), ("held out", OUT_OF_SAMPLE, held),
@@ -203,6 +203,26 @@ def test_markdown_reports_both_tables_and_every_text(setup):
     assert "nmt_nfkc" in md and "none (identity)" in md
 
 
+def test_grid_out_of_sample_meets_the_line_totals_at_k_max(setup):
+    result, report = setup["result"], setup["report"]
+    texts = [(name, count_words(lines, ByteLevel(), None, show_progress=False))
+             for name, kind, lines in setup["texts"] if kind == OUT_OF_SAMPLE]
+    grid = heldout_grid(result, texts)
+    assert [(g["text"], g["k"]) for g in grid] == [(n, k) for n, _ in texts for k in (150, K)]
+    for g in grid:
+        if g["k"] == K:      # the k_max tokenizers, counted per word, give the line totals of the report
+            assert g["tokens_greedtok"] == report.row("main", "GreedTok (cover)", g["text"])["tokens"]
+            assert g["tokens_optimal_greedtok"] == report.row("main", "GreedTok (optimal)", g["text"])["tokens"]
+            assert g["tokens_bpe"] == report.row("main", REFERENCE, g["text"])["tokens"]
+        else:                # BPE(150) is HF BPE with the first 150 merges
+            name, wc = next(t for t in texts if t[0] == g["text"])
+            words = [ByteLevel.token_to_str(w.encode()) for w in wc]
+            assert g["tokens_bpe"] == _bpe_total(result.trained["merges"][:150], words,
+                                                 np.fromiter(wc.values(), dtype=np.int64))
+            assert g["tokens_bpe"] > report.row("main", REFERENCE, g["text"])["tokens"]
+        assert g["tpw_ratio"] == g["tokens_greedtok"] / g["tokens_bpe"]
+
+
 # ---------------------------------------------------------------- the command
 
 def test_cli_compare_with_eval_and_holdout(tmp_path, capsys):
@@ -229,7 +249,10 @@ def test_cli_compare_with_eval_and_holdout(tmp_path, capsys):
     # Table 3 was trained on the training lines only: its BPE at k_max is the in-sample reference
     assert {r["tokens"] for r in held["rows"] if r["peer"] == REFERENCE and r["text"] == "training text"} \
         == {report["curves"]["tokens_bpe"][-1]}
-    assert "![heldout.png](heldout.png)" in (out / "report.md").read_text()
+    assert [(g["text"], g["k"]) for g in report["heldout_grid"]] == [
+        (t, k) for t in ("held-out 0.2 of the inputs", "en_python_docs.txt") for k in (100, 500)]
+    md = (out / "report.md").read_text()
+    assert "![heldout.png](heldout.png)" in md and "## At each k, out of sample" in md
 
 
 @pytest.mark.parametrize("args, message", [

@@ -290,7 +290,11 @@ def compare(args: argparse.Namespace) -> int:
                                  num_threads=args.num_threads, show_progress=not args.quiet)
     result.settings["inputs"] = [str(i) for i in args.inputs]
     if held_out:
+        from ..experiments.compare import heldout_grid
         result.heldout = _measure_held_out(args, result, train_lines, counts, texts, source)
+        result.heldout_grid = heldout_grid(
+            result, [(name, count_words(lines, pre, None, num_proc=args.num_proc, show_progress=False, source=name))
+                     for name, _, lines in texts], args.num_threads)
 
     def write(folder: Path) -> None:
         markdown = result.to_markdown()

@@ -17,6 +17,7 @@ same byte-level split the others use, so that only the trainer differs.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
@@ -60,9 +61,11 @@ class HeldOutComparison:
         raise KeyError((table, peer, text))
 
     def to_dict(self) -> dict:
+        """JSON-ready: settings, texts, peers and rows."""
         return {"settings": self.settings, "texts": self.texts, "peers": self.peers, "rows": self.rows}
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON."""
         return json.dumps(self.to_dict(), indent=1) + "\n"
 
     def to_markdown(self) -> str:
@@ -142,7 +145,6 @@ def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], voca
         ImportError: ``sentencepiece`` is true but the package is missing.
         RuntimeError: SentencePiece refuses the settings (e.g. a vocabulary too large for the text).
     """
-    import time
     seconds = {} if seconds is None else seconds
     split = ByteLevel(pattern)
     byte_split = f"byte level, split {split_label(pattern)}"

@@ -72,6 +72,7 @@ class Peer:
         return np.concatenate(counts), np.concatenate(ok)
 
     def _measure_batch(self, lines: list[str]) -> tuple[Sequence[int], Sequence[bool]]:
+        """:meth:`measure` of one batch (subclasses: their library's batch encoder and decoder)."""
         raise NotImplementedError
 
     def describe(self) -> dict:

@@ -1,6 +1,7 @@
 """PNG plots of a :class:`hf_greedtok.experiments.compare.Comparison` (matplotlib, the ``plot`` extra).
 
-* tokens per word against k for GreedTok and BPE (the comparison behind the paper's Table 3);
+* tokens per word against k for GreedTok and BPE (the comparison behind the paper's Table 3),
+  in sample at every k and, with held-out text, out of sample at the grid's k;
 * d_inst = GreedTok / GreedWMC objective against k (the paper's Figure 3);
 * with held-out text (``heldout.png``): each peer's tokens relative to HF BPE on the training
   text and on each out-of-sample text, one bar group per text.
@@ -52,12 +53,21 @@ def write_plots(result: "Comparison", folder: Path, title: str) -> list[Path]:
     start = 1 if len(k) > 1 else 0
     ax.plot(k[start:], result.tokens_per_word_bpe[start:], label="BPE (HF tokenizers)", color="tab:orange")
     ax.plot(k[start:], result.tokens_per_word_greedtok[start:], label="GreedTok", color="tab:blue")
+    texts = list(dict.fromkeys(g["text"] for g in result.heldout_grid))
+    for i, text in enumerate(texts):          # out of sample: the grid's k only
+        rows = [g for g in result.heldout_grid if g["text"] == text]
+        ks = [g["k"] for g in rows]
+        shade = 0.35 + 0.5 * i / max(1, len(texts))
+        ax.plot(ks, [g["tokens_per_word_bpe"] for g in rows], "o--", color="tab:orange", alpha=shade,
+                label=f"BPE on {text} (out of sample)")
+        ax.plot(ks, [g["tokens_per_word_greedtok"] for g in rows], "x--", color="tab:blue", alpha=shade,
+                label=f"GreedTok on {text} (out of sample)")
     for row in result.table:
         if row["k_g"] is not None:
             ax.axhline(row["target"], color="0.85", linewidth=0.6, zorder=0)
     ax.set_xlabel("k (learned tokens; vocabulary = 256 + k)")
     ax.set_ylabel("tokens per word")
-    ax.legend()
+    ax.legend(fontsize=7 if texts else None)
     paths = [save(fig, ax, PLOT_FILES[0])]
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
