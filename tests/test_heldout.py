@@ -272,6 +272,20 @@ def test_cli_user_errors_exit_2_without_traceback(tmp_path, capsys, args, messag
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
 
+def test_cli_refuses_before_training_what_sentencepiece_or_the_split_cannot_do(tmp_path, capsys):
+    pytest.importorskip("sentencepiece", reason=NEEDS_SP)
+    train = tmp_path / "t.txt"
+    train.write_text("a few words\nand a few more words\n", encoding="utf-8")
+    base = ["compare", str(train), "-o", str(tmp_path / "out"), "--quiet", "--no-plots"]
+    assert main([*base, "-k", "3000", "--holdout-fraction", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "SentencePiece bpe cannot train 3,256 pieces on this text: Vocabulary size too high" in err
+    assert "Traceback" not in err
+    assert main([*base, "-k", "5", "--holdout-fraction", "0.4", "--no-sentencepiece"]) == 2   # 0 of 2 lines held out
+    assert "held-out 0.4 of the inputs: no words to measure" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_without_sentencepiece_says_how_to_install_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "sentencepiece", None)        # import sentencepiece fails
     train = tmp_path / "t.txt"

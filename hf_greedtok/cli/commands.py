@@ -283,6 +283,7 @@ def compare(args: argparse.Namespace) -> int:
         counts = count_words(train_lines, pre, None, num_proc=args.num_proc, show_progress=not args.quiet,
                              source=source)
         check_learnable(counts, pre, source)
+        sp_peers = _sentencepiece_first(args, train_lines, counts)
     else:
         counts = _corpus_counts(args, args.inputs, pre)
     result = compare_word_counts(counts, args.vocab_sizes, targets=args.targets,
@@ -291,7 +292,7 @@ def compare(args: argparse.Namespace) -> int:
     result.settings["inputs"] = [str(i) for i in args.inputs]
     if held_out:
         from ..experiments.compare import heldout_grid
-        result.heldout = _measure_held_out(args, result, train_lines, counts, texts, source)
+        result.heldout = _measure_held_out(args, result, train_lines, counts, texts, source, sp_peers)
         result.heldout_grid = heldout_grid(
             result, [(name, count_words(lines, pre, None, num_proc=args.num_proc, show_progress=False, source=name))
                      for name, _, lines in texts], args.num_threads)
@@ -343,18 +344,34 @@ def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str
     for path, name in zip(args.eval, names):
         texts.append((name if names.count(name) == 1 else str(path), OUT_OF_SAMPLE,
                       read_lines([path], args.encoding_errors)))
+    for name, _, text in [("the training lines", None, lines), *texts]:
+        if not any(line.split() for line in text):     # refused now, not after the training
+            raise CorpusError(name, None, "no words to measure" + (
+                " (hold out a larger --holdout-fraction, or give more lines)" if name.startswith("held-out") else ""))
     return lines, texts
 
 
-def _measure_held_out(args, result, train_lines, counts, texts, source):
-    """Train the other peers at the comparison's largest vocabulary and measure them all."""
+def _sentencepiece_first(args: argparse.Namespace, train_lines, counts) -> dict:
+    """The SentencePiece peers ({} with --no-sentencepiece), trained before GreedTok: SentencePiece
+    refuses a vocabulary too large for the text, and that should not come after hours of training."""
+    if args.no_sentencepiece:
+        return {}
+    from ..experiments.heldout import sentencepiece_peers
+    seconds: dict = {}
+    peers = sentencepiece_peers(train_lines, counts, 256 + max(args.vocab_sizes), args.pattern,
+                                num_threads=args.num_threads, seconds=seconds)
+    return {**peers, "seconds": seconds}
+
+
+def _measure_held_out(args, result, train_lines, counts, texts, source, sp_peers: dict):
+    """Train HF Unigram at the comparison's largest vocabulary and measure every peer."""
     import time
 
     from ..experiments.heldout import IN_SAMPLE, measure, train_peers
     vocab_size = 256 + result.settings["k_max"]
-    trained, seconds = result.trained, {}
+    trained, seconds = result.trained, dict(sp_peers.get("seconds", {}))
     peers = train_peers(train_lines, counts, vocab_size, args.pattern, greedtok=trained["greedtok"],
-                        wmc=trained["wmc"], bpe=trained["bpe"], sentencepiece=not args.no_sentencepiece,
+                        wmc=trained["wmc"], bpe=trained["bpe"], sentencepiece=sp_peers,
                         num_threads=args.num_threads, show_progress=not args.quiet, seconds=seconds)
     started = time.perf_counter()
     split = f"holdout fraction {args.holdout_fraction:g}, " if args.holdout_fraction is not None else ""

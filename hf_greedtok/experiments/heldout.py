@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -125,8 +125,9 @@ def _signed(v: float) -> str:
 
 
 def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], vocab_size: int, pattern: str, *,
-                greedtok: Tokenizer, wmc: Tokenizer, bpe, sentencepiece: bool = True, num_threads: int = 1,
-                show_progress: bool = False, seconds: Optional[dict] = None) -> dict[str, list[Peer]]:
+                greedtok: Tokenizer, wmc: Tokenizer, bpe, sentencepiece: Union[bool, Mapping[str, list[Peer]]] = True,
+                num_threads: int = 1, show_progress: bool = False,
+                seconds: Optional[dict] = None) -> dict[str, list[Peer]]:
     """The peers of both tables, all trained on ``train_lines`` at ``vocab_size`` total ids.
 
     Args:
@@ -134,7 +135,8 @@ def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], voca
         word_counts: ``train_lines`` pre-tokenized by ``ByteLevel(pattern)``, as GreedTok was trained.
         greedtok, wmc, bpe: GreedTok and GreedWMC tokenizers and the HF BPE ``tokenizers`` backend,
             already trained on ``word_counts`` (``compare_word_counts`` trains them) at ``vocab_size``.
-        sentencepiece: include the SentencePiece peers (needs the ``sentencepiece`` package).
+        sentencepiece: include the SentencePiece peers (needs the ``sentencepiece`` package): True
+            trains them here, a mapping is :func:`sentencepiece_peers`' result, trained before.
         seconds: if given, training times are added to it by peer name.
 
     Returns:
@@ -143,10 +145,9 @@ def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], voca
 
     Raises:
         ImportError: ``sentencepiece`` is true but the package is missing.
-        RuntimeError: SentencePiece refuses the settings (e.g. a vocabulary too large for the text).
+        ValueError: SentencePiece refuses the settings (e.g. a vocabulary too large for the text).
     """
     seconds = {} if seconds is None else seconds
-    split = ByteLevel(pattern)
     byte_split = f"byte level, split {split_label(pattern)}"
     bpe_peer = HFPeer(REFERENCE, "tokenizers BpeTrainer", bpe, byte_split)
     started = time.perf_counter()
@@ -158,22 +159,42 @@ def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], voca
               GreedTokPeer("GreedTok (cover)", "GreedTok", greedtok, "cover", num_threads),
               GreedTokPeer("GreedTok (optimal)", "GreedTok, optimal encoder", greedtok, "optimal", num_threads),
               GreedTokPeer("GreedWMC (cover)", "GreedWMC", wmc, "cover", num_threads)]
-    main, equal = list(shared), list(shared)
-    if sentencepiece:
-        ws = "SentencePiece whitespace (▁, dummy prefix), byte fallback"
-        for model_type in ("bpe", "unigram"):
-            label = f"SentencePiece {'BPE' if model_type == 'bpe' else 'Unigram'}"
-            started = time.perf_counter()
-            sp = train_sentencepiece(train_lines, vocab_size, model_type, SP_LOSSLESS, num_threads=num_threads)
-            main.append(SentencePiecePeer(f"{label} lossless", f"sentencepiece {model_type}", sp, ws, "none (identity)"))
-            sp = train_sentencepiece(train_lines, vocab_size, model_type, {}, num_threads=num_threads)
-            main.append(SentencePiecePeer(f"{label} defaults", f"sentencepiece {model_type}", sp,
-                                          ws + ", extra whitespace removed", "nmt_nfkc (NFKC and more)"))
-            sp = train_sentencepiece(train_lines, vocab_size, model_type, SP_EQUAL_SPLIT, split=split,
-                                     word_counts=word_counts, num_threads=num_threads)
-            equal.append(SentencePiecePeer(f"{label} (same split)", f"sentencepiece {model_type}", sp, byte_split,
-                                           "none (identity)", split=split))
-            seconds[label] = round(time.perf_counter() - started, 2)
+    if sentencepiece is True:
+        sentencepiece = sentencepiece_peers(train_lines, word_counts, vocab_size, pattern, num_threads=num_threads,
+                                            seconds=seconds)
+    extra = sentencepiece or {}
+    return {"main": shared + list(extra.get("main", [])), "equal": shared + list(extra.get("equal", []))}
+
+
+def sentencepiece_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], vocab_size: int, pattern: str,
+                        *, num_threads: int = 1, seconds: Optional[dict] = None) -> dict[str, list[Peer]]:
+    """SentencePiece BPE and Unigram at ``vocab_size`` total pieces, byte fallback: lossless and with
+    their defaults ({"main": ...}), and on the words of ``ByteLevel(pattern)`` ({"equal": ...}).
+
+    Args: as :func:`train_peers`.
+
+    Raises:
+        ImportError: the ``sentencepiece`` package is missing.
+        ValueError: SentencePiece refuses the settings (e.g. a vocabulary too large for the text).
+    """
+    seconds = {} if seconds is None else seconds
+    split = ByteLevel(pattern)
+    byte_split = f"byte level, split {split_label(pattern)}"
+    ws = "SentencePiece whitespace (▁, dummy prefix), byte fallback"
+    main, equal = [], []
+    for model_type in ("bpe", "unigram"):
+        label = f"SentencePiece {'BPE' if model_type == 'bpe' else 'Unigram'}"
+        started = time.perf_counter()
+        sp = train_sentencepiece(train_lines, vocab_size, model_type, SP_LOSSLESS, num_threads=num_threads)
+        main.append(SentencePiecePeer(f"{label} lossless", f"sentencepiece {model_type}", sp, ws, "none (identity)"))
+        sp = train_sentencepiece(train_lines, vocab_size, model_type, {}, num_threads=num_threads)
+        main.append(SentencePiecePeer(f"{label} defaults", f"sentencepiece {model_type}", sp,
+                                      ws + ", extra whitespace removed", "nmt_nfkc (NFKC and more)"))
+        sp = train_sentencepiece(train_lines, vocab_size, model_type, SP_EQUAL_SPLIT, split=split,
+                                 word_counts=word_counts, num_threads=num_threads)
+        equal.append(SentencePiecePeer(f"{label} (same split)", f"sentencepiece {model_type}", sp, byte_split,
+                                       "none (identity)", split=split))
+        seconds[label] = round(time.perf_counter() - started, 2)
     return {"main": main, "equal": equal}
 
 

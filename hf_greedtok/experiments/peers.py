@@ -199,13 +199,22 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
             :data:`SP_EQUAL_SPLIT`).
 
     Raises:
-        ImportError: sentencepiece is missing. RuntimeError: SentencePiece refuses the settings
-        (e.g. a vocabulary too large for the text).
+        ImportError: sentencepiece is missing. ValueError: SentencePiece refuses the settings
+        (e.g. a vocabulary too large for the text), with its message.
     """
     spm = sentencepiece_module()
     model = io.BytesIO()
     spec = {"vocab_size": vocab_size, "model_type": model_type, "byte_fallback": True, "minloglevel": 2,
             "num_threads": num_threads, **options}
+    try:
+        _train(spm, model, spec, lines, split, word_counts)
+    except RuntimeError as e:        # SentencePiece's own checks, e.g. "Vocabulary size too high (N)"
+        raise ValueError(f"SentencePiece {model_type} cannot train {vocab_size:,} pieces on this text: "
+                         f"{str(e).split('] ')[-1]} (use smaller --vocab-sizes or --no-sentencepiece)") from None
+    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+
+
+def _train(spm, model: io.BytesIO, spec: dict, lines, split, word_counts) -> None:
     if split is None:
         spm.SentencePieceTrainer.train(sentence_iterator=(line for line in lines if line), model_writer=model,
                                        **spec)
@@ -218,4 +227,3 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
                 for b in range(256):
                     f.write(f"{ByteLevel.token_to_str(bytes([b]))}\t1\n")
             spm.SentencePieceTrainer.train(input=path, input_format="tsv", model_writer=model, **spec)
-    return spm.SentencePieceProcessor(model_proto=model.getvalue())
