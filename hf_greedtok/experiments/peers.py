@@ -123,16 +123,40 @@ class SentencePiecePeer(Peer):
         if self.split is None:
             ids = self.sp.encode(lines)
             return [len(i) for i in ids], [d == line for d, line in zip(self.sp.decode(ids), lines)]
-        counts, ok = [], []
-        for line in lines:
-            pieces = self.sp.encode([ByteLevel.token_to_str(ByteLevel.word_units(w))
-                                     for w in self.split.pre_tokenize(line)], out_type=str)
-            counts.append(sum(map(len, pieces)))
-            try:
-                ok.append(ByteLevel.str_to_token("".join("".join(p) for p in pieces)).decode("utf-8") == line)
-            except (KeyError, UnicodeDecodeError):      # <unk> (a symbol never seen), or bytes cut apart
-                ok.append(False)
+        words = [self.split.pre_tokenize(line) for line in lines]
+        ids = self.sp.encode([_to_symbols(w) for ws in words for w in ws])     # one call for the batch
+        decoded = self.sp.decode(ids)
+        unk = self.sp.unk_id()
+        counts, ok, at = [], [], 0
+        for line, ws in zip(lines, words):
+            mine = ids[at:at + len(ws)]
+            counts.append(sum(map(len, mine)))
+            # an <unk> (a symbol never seen) loses the text; so can bytes cut apart at a word's edge
+            ok.append(all(unk not in i for i in mine) and _from_symbols("".join(decoded[at:at + len(ws)])) == line)
+            at += len(ws)
         return counts, ok
+
+
+def _symbol_tables() -> tuple[dict, dict]:
+    from ..pre_tokenizers.byte_level import bytes_to_unicode
+    table = bytes_to_unicode()
+    return {b: table[b] for b in range(256)}, {ord(table[b]): b for b in range(256)}
+
+
+_TO_SYMBOL, _FROM_SYMBOL = _symbol_tables()
+
+
+def _to_symbols(word: str) -> str:
+    """``ByteLevel.token_to_str(ByteLevel.word_units(word))`` in one str.translate."""
+    return ByteLevel.word_units(word).decode("latin-1").translate(_TO_SYMBOL)
+
+
+def _from_symbols(symbols: str) -> Optional[str]:
+    """The text of byte-level symbols, or None if they are not symbols or not whole UTF-8."""
+    try:
+        return symbols.translate(_FROM_SYMBOL).encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
 
 
 def _split_name(pre) -> str:
@@ -223,7 +247,7 @@ def _train(spm, model: io.BytesIO, spec: dict, lines, split, word_counts) -> Non
             path = os.path.join(folder, "words.tsv")
             with open(path, "w", encoding="utf-8") as f:
                 for word, c in word_counts.items():
-                    f.write(f"{ByteLevel.token_to_str(split.word_units(word))}\t{c}\n")
+                    f.write(f"{_to_symbols(word)}\t{c}\n")
                 for b in range(256):
                     f.write(f"{ByteLevel.token_to_str(bytes([b]))}\t1\n")
             spm.SentencePieceTrainer.train(input=path, input_format="tsv", model_writer=model, **spec)
