@@ -336,18 +336,19 @@ def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str
     from ..experiments.heldout import OUT_OF_SAMPLE
     from ..experiments.holdout import read_lines, split_lines
     lines = read_lines(args.inputs, args.encoding_errors)
-    texts = []
+    texts, held_name = [], None
     if args.holdout_fraction is not None:
         lines, held = split_lines(lines, args.holdout_fraction)
-        texts.append((f"held-out {args.holdout_fraction:g} of the inputs", OUT_OF_SAMPLE, held))
+        held_name = f"held-out {args.holdout_fraction:g} of the inputs"
+        texts.append((held_name, OUT_OF_SAMPLE, held))
     names = [Path(e).name for e in args.eval]
     for path, name in zip(args.eval, names):
         texts.append((name if names.count(name) == 1 else str(path), OUT_OF_SAMPLE,
                       read_lines([path], args.encoding_errors)))
     for name, _, text in [("the training lines", None, lines), *texts]:
         if not any(line.split() for line in text):     # refused now, not after the training
-            raise CorpusError(name, None, "no words to measure" + (
-                " (hold out a larger --holdout-fraction, or give more lines)" if name.startswith("held-out") else ""))
+            hint = " (hold out a larger --holdout-fraction, or give more lines)" if name == held_name else ""
+            raise CorpusError(name, None, "no words to measure" + hint)
     return lines, texts
 
 
