@@ -25,7 +25,8 @@ import numpy as np
 from ..core import Tokenizer
 from ..pre_tokenizers import ByteLevel
 
-__all__ = ["Peer", "GreedTokPeer", "HFPeer", "SentencePiecePeer", "train_hf_unigram", "train_sentencepiece",
+__all__ = ["Peer", "GreedTokPeer", "HFPeer", "SentencePiecePeer", "sentencepiece_module", "split_label",
+           "train_hf_unigram", "train_sentencepiece",
            "SP_LOSSLESS", "SP_EQUAL_SPLIT"]
 
 _BATCH = 4096
