@@ -8,7 +8,9 @@
     hf-greedtok encode DIR TEXT [--mode cover|optimal]
         (DIR: any folder `train` writes, or a Tokenizer.save folder with only greedtok.json)
     hf-greedtok compare INPUT... --vocab-sizes K... --output DIR [--counts] [--targets T...]
-        (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png)
+        [--eval FILE...] [--holdout-fraction F] [--no-sentencepiece]
+        (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png;
+        with held-out text also HF Unigram and SentencePiece, in and out of sample: heldout.png)
     hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
@@ -58,6 +60,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def open_fraction(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
     return value
 
 
@@ -154,6 +167,15 @@ def _parser() -> argparse.ArgumentParser:
                         "space-delimited words)")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
     m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")
+    m.add_argument("--eval", type=Path, nargs="+", default=[], metavar="FILE",
+                   help="UTF-8 text never trained on: every tokenizer, trained at total vocabulary 256 + the "
+                        "largest K, is measured on it line by line (out of sample) and on the training text")
+    m.add_argument("--holdout-fraction", type=open_fraction, default=None, metavar="F",
+                   help="hold out this share of the INPUT lines as out-of-sample text (line j is held out iff "
+                        "floor((j+1)F) > floor(jF): every 1/F-th line, the same split on every run) and "
+                        "train on the rest")
+    m.add_argument("--no-sentencepiece", action="store_true",
+                   help="with held-out text: leave out the SentencePiece peers (no sentencepiece needed)")
     _add_corpus_options(m, "GreedTok/GreedWMC: longest candidate token in bytes (default %(default)s)")
 
     h = sub.add_parser("hierarchical", help="paper Section 5.4: GreedTok per corpus, then a final run whose "

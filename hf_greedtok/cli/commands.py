@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 def _input_files(args: argparse.Namespace) -> list[Path]:
     """Every file the command reads: inputs, lookup, candidates."""
     extra = [getattr(args, name, None) for name in ("lookup", "candidates")]
-    return [Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
+    return ([Path(i) for i in args.inputs] + [Path(e) for e in extra if e is not None]
+            + [Path(e) for e in getattr(args, "eval", None) or []])
 
 
 def _refuse_existing(args: argparse.Namespace) -> None:
@@ -312,18 +313,36 @@ def _corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre: ByteLev
 
 def compare(args: argparse.Namespace) -> int:
     """``hf-greedtok compare``: GreedTok vs BPE vs GreedWMC on one corpus, written as report.md,
-    report.json and plots to ``--output``; returns 0."""
+    report.json and plots to ``--output``; with ``--eval`` or ``--holdout-fraction`` also every
+    peer in and out of sample (:mod:`hf_greedtok.experiments.heldout`); returns 0."""
     from ..experiments.compare import compare_word_counts
+    held_out = bool(args.eval) or args.holdout_fraction is not None
+    if held_out:
+        _check_held_out_args(args)
     _refuse_existing(args)
     if not args.no_plots:
         from ..experiments.plots import _pyplot
         _pyplot()            # fail before hours of training, not after
     pre = ByteLevel(args.pattern)
     source = ", ".join(Path(i).name for i in args.inputs)
-    result = compare_word_counts(_corpus_counts(args, args.inputs, pre), args.vocab_sizes, targets=args.targets,
+    if held_out:
+        train_lines, texts = _held_out_texts(args)
+        counts = count_words(train_lines, pre, None, num_proc=args.num_proc, show_progress=not args.quiet,
+                             source=source)
+        check_learnable(counts, pre, source)
+        sp_peers = _sentencepiece_first(args, train_lines, counts)
+    else:
+        counts = _corpus_counts(args, args.inputs, pre)
+    result = compare_word_counts(counts, args.vocab_sizes, targets=args.targets,
                                  pattern=args.pattern, max_token_length=args.max_token_length, source=source,
                                  num_threads=args.num_threads, show_progress=not args.quiet)
     result.settings["inputs"] = [str(i) for i in args.inputs]
+    if held_out:
+        from ..experiments.compare import heldout_grid
+        result.heldout = _measure_held_out(args, result, train_lines, counts, texts, source, sp_peers)
+        result.heldout_grid = heldout_grid(
+            result, [(name, count_words(lines, pre, None, num_proc=args.num_proc, show_progress=False, source=name))
+                     for name, _, lines in texts], args.num_threads)
 
     def write(folder: Path) -> None:
         markdown = result.to_markdown()
@@ -336,8 +355,82 @@ def compare(args: argparse.Namespace) -> int:
 
     _write_dir(args, write)
     print("\n".join(f"{c['claim']}: {c['measured']} ({c['verdict']})" for c in result.summary["claims"]))
+    if held_out:
+        for row in result.heldout.rows:
+            if row["table"] == "main" and row["peer"] == "GreedTok (cover)":
+                print(f"GreedTok (cover) vs HF BPE on {row['text']} ({row['kind']}): "
+                      f"{100 * (row['ratio_to_reference'] - 1):+.2f} % tokens")
     print(f"saved report.md, report.json{'' if args.no_plots else ' and plots'} to {args.output}")
     return 0
+
+
+def _check_held_out_args(args: argparse.Namespace) -> None:
+    """Held-out options that cannot work, refused before any reading or training."""
+    from ..word_counts import check_input_file
+    if args.counts:
+        raise ValueError("--eval and --holdout-fraction measure running text line by line; they cannot be "
+                         "used with --counts (give the text files instead)")
+    for path in [*args.inputs, *args.eval]:
+        check_input_file(Path(path))
+    if not args.no_sentencepiece:
+        from ..experiments.peers import sentencepiece_module
+        sentencepiece_module()
+
+
+def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
+    """The training lines and the out-of-sample texts (name, kind, lines): the held-out split of
+    the inputs first (:mod:`hf_greedtok.experiments.holdout`), then each ``--eval`` file."""
+    from ..experiments.heldout import OUT_OF_SAMPLE
+    from ..experiments.holdout import read_lines, split_lines
+    lines = read_lines(args.inputs, args.encoding_errors)
+    texts, held_name = [], None
+    if args.holdout_fraction is not None:
+        lines, held = split_lines(lines, args.holdout_fraction)
+        held_name = f"held-out {args.holdout_fraction:g} of the inputs"
+        texts.append((held_name, OUT_OF_SAMPLE, held))
+    names = [Path(e).name for e in args.eval]
+    for path, name in zip(args.eval, names):
+        texts.append((name if names.count(name) == 1 else str(path), OUT_OF_SAMPLE,
+                      read_lines([path], args.encoding_errors)))
+    for name, _, text in [("the training lines", None, lines), *texts]:
+        if not any(line.split() for line in text):     # refused now, not after the training
+            hint = " (hold out a larger --holdout-fraction, or give more lines)" if name == held_name else ""
+            raise CorpusError(name, None, "no words to measure" + hint)
+    return lines, texts
+
+
+def _sentencepiece_first(args: argparse.Namespace, train_lines, counts) -> dict:
+    """The SentencePiece peers ({} with --no-sentencepiece), trained before GreedTok: SentencePiece
+    refuses a vocabulary too large for the text, and that should not come after hours of training."""
+    if args.no_sentencepiece:
+        return {}
+    from ..experiments.heldout import sentencepiece_peers
+    seconds: dict = {}
+    peers = sentencepiece_peers(train_lines, counts, 256 + max(args.vocab_sizes), args.pattern,
+                                num_threads=args.num_threads, seconds=seconds)
+    return {**peers, "seconds": seconds}
+
+
+def _measure_held_out(args, result, train_lines, counts, texts, source, sp_peers: dict):
+    """Train HF Unigram at the comparison's largest vocabulary and measure every peer."""
+    import time
+
+    from ..experiments.heldout import IN_SAMPLE, measure, train_peers
+    vocab_size = 256 + result.settings["k_max"]
+    trained, seconds = result.trained, dict(sp_peers.get("seconds", {}))
+    peers = train_peers(train_lines, counts, vocab_size, args.pattern, greedtok=trained["greedtok"],
+                        wmc=trained["wmc"], bpe=trained["bpe"], sentencepiece=sp_peers,
+                        num_threads=args.num_threads, show_progress=not args.quiet, seconds=seconds)
+    started = time.perf_counter()
+    split = f"holdout fraction {args.holdout_fraction:g}, " if args.holdout_fraction is not None else ""
+    training = f"{source} ({split}{sum(1 for line in train_lines if line):,} non-empty lines)"
+    heldout = measure(peers, [("training text", IN_SAMPLE, train_lines), *texts],
+                      settings={"vocab_size": vocab_size, "training": training,
+                                "split": peers["main"][0].pre_tokenization,
+                                "holdout_fraction": args.holdout_fraction, "eval": [str(e) for e in args.eval],
+                                "seconds": seconds})
+    seconds["measuring"] = round(time.perf_counter() - started, 2)
+    return heldout
 
 
 def hierarchical(args: argparse.Namespace) -> int:

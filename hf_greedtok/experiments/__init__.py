@@ -1,6 +1,8 @@
 """Evaluation and the papers' experiments: tokens per word, fertility and Rényi efficiency
 (:mod:`.metrics`, :mod:`.evaluation`), GreedTok vs BPE and GreedWMC at equal vocabulary
-(:mod:`.compare`, the GreedTok paper's Table 3 and Figure 3), hierarchical training
+(:mod:`.compare`, the GreedTok paper's Table 3 and Figure 3), the same in and out of sample
+against more peers (:mod:`.holdout` splits, :mod:`.peers` wraps HF, GreedTok and SentencePiece
+tokenizers, :mod:`.heldout` trains and measures them), hierarchical training
 (:mod:`.hierarchical`, Section 5.4) and their plots (:mod:`.plots`); the token-saving ratio and
 tokenization tax per language for any vocabulary (:mod:`.vocabularies`, :mod:`.tsr`, with
 :mod:`.tsr_plots` and :mod:`.tsr_map`; the optimal-segmentation paper's TSR).

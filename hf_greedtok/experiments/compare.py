@@ -36,7 +36,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 import numpy as np
 from tokenizers import models
@@ -47,6 +47,9 @@ from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..trainers import GreedTokTrainer, GreedWMCTrainer
 from .evaluation import total_tokens
+
+if TYPE_CHECKING:
+    from .heldout import HeldOutComparison
 
 TARGET_STEP = 0.2          # the paper's targets are 1.3, 1.5, ..., 2.7
 N_TARGETS = 8
@@ -69,6 +72,11 @@ class Comparison:
         table: one dict per tokens-per-word target (the paper's Table 3 rows).
         summary: means over the table and the claims checked.
         settings: the run's parameters and timings.
+        trained: the tokenizers at k_max, not saved: {"greedtok": Tokenizer, "wmc": Tokenizer,
+            "bpe": the ``tokenizers`` backend, "merges": BPE's merges, "pre_tokenizer": the ByteLevel}
+            (the held-out comparison measures them on more text).
+        heldout_grid: :func:`heldout_grid`'s rows (the k grid on held-out text), if measured.
+        heldout: the peers in and out of sample (:mod:`hf_greedtok.experiments.heldout`), if measured.
     """
 
     corpus: dict
@@ -81,6 +89,9 @@ class Comparison:
     table: list[dict]
     summary: dict
     settings: dict = field(default_factory=dict)
+    trained: dict = field(default_factory=dict, repr=False)
+    heldout: Optional["HeldOutComparison"] = None
+    heldout_grid: list[dict] = field(default_factory=list)
 
     @property
     def tokens_per_word_greedtok(self) -> np.ndarray:
@@ -98,16 +109,19 @@ class Comparison:
         return self.covered_greedtok[1:] / np.maximum(self.covered_wmc[1:], 1)
 
     def to_dict(self) -> dict:
-        """JSON-ready: everything, with the curves as lists indexed by k."""
-        return {
-            "corpus": self.corpus, "settings": self.settings, "summary": self.summary,
-            "table3": self.table, "grid": self.grid,
-            "curves": {
-                "k": self.k.tolist(),
-                "tokens_greedtok": self.tokens_greedtok.tolist(), "tokens_bpe": self.tokens_bpe.tolist(),
-                "covered_greedtok": self.covered_greedtok.tolist(), "covered_wmc": self.covered_wmc.tolist(),
-            },
+        """JSON-ready: everything, with the curves as lists indexed by k (last)."""
+        d = {"corpus": self.corpus, "settings": self.settings, "summary": self.summary,
+             "table3": self.table, "grid": self.grid}
+        if self.heldout is not None:
+            d["heldout"] = self.heldout.to_dict()
+        if self.heldout_grid:
+            d["heldout_grid"] = self.heldout_grid
+        d["curves"] = {
+            "k": self.k.tolist(),
+            "tokens_greedtok": self.tokens_greedtok.tolist(), "tokens_bpe": self.tokens_bpe.tolist(),
+            "covered_greedtok": self.covered_greedtok.tolist(), "covered_wmc": self.covered_wmc.tolist(),
         }
+        return d
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON; each curve on one line so the file stays small and diffable."""
@@ -159,6 +173,18 @@ class Comparison:
         st = self.settings
         lines += ["", f"Timings: GreedTok {st['seconds_greedtok']} s, GreedWMC {st['seconds_wmc']} s, "
                       f"BPE {st['seconds_bpe']} s, evaluation {st['seconds_evaluation']} s.", ""]
+        if self.heldout_grid:
+            lines += ["## At each k, out of sample", "",
+                      "The grid's GreedTok(k) and BPE(k) on text they were not trained on (tokens per "
+                      "pre-tokenized word, as above).", "",
+                      "| text | k | GreedTok tokens/word | BPE tokens/word | GreedTok / BPE "
+                      "| TSR optimal vs cover (GreedTok vocab) |", "|---|---:|---:|---:|---:|---:|"]
+            lines += [f"| {g['text']} | {g['k']} | {g['tokens_per_word_greedtok']:.4f} "
+                      f"| {g['tokens_per_word_bpe']:.4f} | {_pct(g['tpw_ratio'])} | {_pct(g['tsr_greedtok'], 2)} |"
+                      for g in self.heldout_grid]
+            lines += [""]
+        if self.heldout is not None:
+            lines += [self.heldout.to_markdown()]
         return "\n".join(lines)
 
 
@@ -260,9 +286,50 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
                   "max_token_length": max_token_length, "targets": [float(t) for t in targets],
                   "greedtok_k_learned": len(greedtok.model.ranked_tokens),
                   "wmc_k_learned": len(wmc.model.ranked_tokens), "bpe_merges_learned": len(merges),
-                  "greedtok_candidates": greedtok.training_info["candidates"], **timings})
+                  "greedtok_candidates": greedtok.training_info["candidates"], **timings},
+        trained={"greedtok": greedtok, "wmc": wmc, "bpe": backend, "merges": merges, "pre_tokenizer": pre})
     result.summary = summarize(result)
     return result
+
+
+def heldout_grid(result: Comparison, texts: Sequence[tuple[str, Mapping[str, int]]],
+                 num_threads: int = 1) -> list[dict]:
+    """The grid on held-out text: for each text and each k of ``result``'s grid, the tokens of
+    GreedTok(k) (cover and optimal) and of BPE(k) (its first k merges) on the text's words.
+
+    Args:
+        result: a comparison whose ``trained`` holds the k_max tokenizers (:func:`compare_word_counts`).
+        texts: (name, {pre-tokenized word: count}), counted with ``result.trained["pre_tokenizer"]``.
+
+    Returns:
+        One dict per (text, k): ``words``, ``tokens_greedtok``, ``tokens_bpe``,
+        ``tokens_per_word_greedtok``, ``tokens_per_word_bpe``, ``tpw_ratio`` (GreedTok / BPE),
+        ``tokens_optimal_greedtok`` and ``tsr_greedtok`` (1 - optimal / cover).
+
+    Raises:
+        ValueError: a text without words.
+    """
+    pre, ranked = result.trained["pre_tokenizer"], result.trained["greedtok"].model.ranked_tokens
+    merges = result.trained["merges"]
+    rows = []
+    for name, word_counts in texts:
+        if not word_counts:
+            raise ValueError(f"{name}: no words")
+        words = list(word_counts)
+        counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
+        n_words = int(counts.sum())
+        word_bytes = [pre.word_units(w) for w in words]
+        symbol_words = [ByteLevel.token_to_str(w) for w in word_bytes]
+        for k in result.settings["vocab_sizes"]:
+            gt_k = GreedTokModel(ranked[:k], unit_kind="bytes")
+            cover = total_tokens(gt_k, word_bytes, counts, "cover", num_threads)
+            optimal = total_tokens(gt_k, word_bytes, counts, "optimal", num_threads)
+            bpe = _bpe_total(merges[:k], symbol_words, counts)
+            rows.append({"text": name, "k": k, "words": n_words, "tokens_greedtok": cover, "tokens_bpe": bpe,
+                         "tokens_per_word_greedtok": cover / n_words, "tokens_per_word_bpe": bpe / n_words,
+                         "tpw_ratio": cover / bpe, "tokens_optimal_greedtok": optimal,
+                         "tsr_greedtok": 1 - optimal / cover})
+    return rows
 
 
 # ---------------------------------------------------------------- BPE's exact curve
