@@ -140,14 +140,8 @@ def test_memory_error_in_a_setup_thread_reaches_the_caller():
         else:
             print("built", core.n_candidates)
     """)
-    outcomes = {}
-    for extra_mb in (110, 2000):
-        # cwd: the checkout's uncompiled hf_greedtok/ must not shadow the installed package
-        result = subprocess.run([sys.executable, "-c", code, str(extra_mb)], capture_output=True, text=True,
-                                timeout=300, cwd=tempfile.gettempdir())
-        assert result.returncode == 0, result.stderr[-2000:]
-        outcomes[extra_mb] = result.stdout.split()[0]
-    assert outcomes == {110: "MemoryError", 2000: "built"}
+    outcomes = under_memory_caps(code, (110, 2000))
+    assert {cap: out.split()[0] for cap, out in outcomes.items()} == {110: "MemoryError", 2000: "built"}
 
 
 def test_cli_train_writes_the_same_folder_for_every_thread_count(tmp_path):
@@ -192,10 +186,17 @@ def test_memory_error_in_a_step_thread_reaches_the_caller():
         else:
             print("stepped", core.n_selected)
     """)
+    assert under_memory_caps(code, (48, 4000)) == {48: "MemoryError 0", 4000: "stepped 1"}
+
+
+def under_memory_caps(code: str, caps_mb: tuple[int, ...]) -> dict[int, str]:
+    """{cap: stdout} of ``python -c code CAP`` for each cap (MB above the script's own address
+    space, which the script sets with RLIMIT_AS); each run must exit normally."""
     outcomes = {}
-    for extra_mb in (48, 4000):
+    for extra_mb in caps_mb:
+        # cwd: the checkout's uncompiled hf_greedtok/ must not shadow the installed package
         result = subprocess.run([sys.executable, "-c", code, str(extra_mb)], capture_output=True, text=True,
                                 timeout=300, cwd=tempfile.gettempdir())
         assert result.returncode == 0, result.stderr[-2000:]
         outcomes[extra_mb] = result.stdout.strip()
-    assert outcomes == {48: "MemoryError 0", 4000: "stepped 1"}
+    return outcomes
