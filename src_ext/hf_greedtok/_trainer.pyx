@@ -122,10 +122,11 @@ cdef enum:
     FLAG_KEEP = 32         # a candidate of this build
 MAX_WORD_UNITS = 65535   # positions inside a word are stored as uint16
 MAX_POSITIONS = 2**31 - 1   # positions in the corpus (and pinned tokens) are stored as int32
-# A step whose token has fewer occurrences runs on one thread: starting threads would cost more.
-# Measured on the 106K-word Wikipedia table (k = 5000, max length 16, 2 cores): 200 steps reach
-# 1024 occurrences, and the solve takes 10% less than on one thread (4096: 39 steps, 4% less).
-cdef int64_t PARALLEL_MIN_OCCURRENCES = 1024
+# A step whose token has fewer occurrences runs on one thread: waking the step's team would
+# cost more. Measured on the 43 MB mix (k = 32,512, 2 cores, quiet machine, benchmarks/
+# RESULTS.md): with the team, 32, 64 and 128 give the same solve (2.41-2.64 s against 4.20-4.62 s
+# on one thread) and 1024 (the threshold when each parallel step started its own thread) 3.0-3.6 s.
+cdef int64_t PARALLEL_MIN_OCCURRENCES = 64
 # A rebuild lowers the threshold at least this many times (see "Candidates on demand").
 cdef int64_t LAZY_RATIO = 4
 AUTO_MIN_STEPS = 1000
