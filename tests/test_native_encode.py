@@ -93,6 +93,17 @@ def test_ids_do_not_depend_on_the_thread_count(cl100k):
     assert [a.tolist() for a in one] == [b.tolist() for b in two]
 
 
+def test_two_threads_share_a_batch_whose_characters_sit_in_its_last_text(cl100k):
+    """Two threads take chunks of texts from both ends of a batch; when one long text holds
+    nearly every character, the chunks after it are empty, and the ids and offsets must still
+    be those of one thread."""
+    text = "".join(lines_of("en_brown.txt", 3000))
+    for texts in (["a", "b c", "", text], [text, "x", "y", "z"], ["", text, "", ""]):
+        one = cl100k.encode_batch_flat(texts)
+        two = cl100k.encode_batch_flat(texts, num_threads=2)
+        assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+
+
 def test_python_threads_sharing_the_native_threads_slots_get_their_own_ids(cl100k):
     """Each native thread keeps its slice's ids in its slot between calls; calls from several
     Python threads at once (a slot taken falls back to a pooled worker), each bigger or smaller
