@@ -9,9 +9,10 @@
         (DIR: any folder `train` writes, or a Tokenizer.save folder with only greedtok.json)
     hf-greedtok compare INPUT... --vocab-sizes K... --output DIR [--counts] [--targets T...]
         (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png)
-    hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
+    hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts] [--engine local|ray]
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
-        substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
+        substrings on the combined counts; report.md, report.json and the tokenizer/ folder;
+        --engine ray runs the per-INPUT runs as Ray tasks, with the same result)
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
         (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
@@ -148,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
                                             "direct run")
     h.add_argument("inputs", nargs="+", metavar="INPUT", help="one file per domain (at least two)")
     h.add_argument("--vocab-size", "-k", type=int, required=True, help="k of every local run and of the final run")
+    p_engine = "run the per-domain GreedTok runs: local (here, in turn, default) or ray (one Ray task each)"
+    _add_engine_options(h, "", "per-domain runs", engine_help=p_engine)
     _add_corpus_options(h, "GreedTok: longest candidate token in bytes (default %(default)s)")
 
     n = sub.add_parser("count", help="count a corpus's words into a table that `train --counts "
@@ -195,10 +198,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str) -> None:
+def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_help: Optional[str] = None) -> None:
     """--engine and --ray-address of the commands that can run on Ray."""
     p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help=f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
+                   help=engine_help or f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
     p.add_argument("--ray-address", default=None,
                    help=f"with --engine ray: 'auto' or HOST:PORT joins a running cluster for the {work}; "
                         "default: start a local one (--num-proc CPUs)")

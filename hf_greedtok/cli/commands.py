@@ -294,8 +294,9 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def hierarchical(args: argparse.Namespace) -> int:
-    """``hf-greedtok hierarchical``: one GreedTok run per input, then one on their tokens'
-    substrings; report and tokenizer folder to ``--output``; returns 0."""
+    """``hf-greedtok hierarchical``: one GreedTok run per input (``--engine ray``: one Ray task
+    each, :class:`hf_greedtok.distributed.RayRunner`), then one on their tokens' substrings;
+    report and tokenizer folder to ``--output``; returns 0."""
     from ..experiments.hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
@@ -305,8 +306,18 @@ def hierarchical(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ValueError(f"domain file names must differ: {names}")
     domains = {name: _corpus_counts(args, [path], pre) for name, path in zip(names, args.inputs)}
-    result = train_hierarchical(domains, args.vocab_size, pre_tokenizer=pre,
-                                max_token_length=args.max_token_length, show_progress=not args.quiet)
+    settings = dict(pre_tokenizer=pre, max_token_length=args.max_token_length, show_progress=not args.quiet)
+    if args.engine == "ray":     # the per-domain runs as Ray tasks; counting and the final run here
+        from ..distributed.hierarchical import RayRunner
+        from ..distributed.session import ensure_ray, require_ray
+        started = ensure_ray(args.ray_address, args.num_proc, quiet=args.quiet)
+        try:
+            result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(), **settings)
+        finally:
+            if started:
+                require_ray().shutdown()
+    else:
+        result = train_hierarchical(domains, args.vocab_size, **settings)
 
     def write(folder: Path) -> None:
         (folder / "report.md").write_text(result.to_markdown(), encoding="utf-8")
