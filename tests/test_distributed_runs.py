@@ -7,6 +7,9 @@ Shares the module-scoped local cluster fixture ``cluster`` (tests/conftest.py).
 from __future__ import annotations
 
 import json
+import signal
+import threading
+import time
 from collections import Counter
 
 import pytest
@@ -14,11 +17,14 @@ from corpora import corpus
 
 ray = pytest.importorskip("ray", reason="distributed runs need the ray extra: pip install 'hf-greedtok[ray]'")
 pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
+psutil = pytest.importorskip("psutil", reason="killing Ray workers needs psutil (installed with ray)")
 import pyarrow.parquet as pq  # noqa: E402
 
 from hf_greedtok import ByteLevel, CorpusError  # noqa: E402
 from hf_greedtok.cli import main  # noqa: E402
 from hf_greedtok.word_counts import count_words  # noqa: E402
+
+FAST = "sort_shuffle_pull_based"     # the merge that starts fastest on small jobs
 
 
 def head_lines(name: str, lines: int) -> str:
@@ -84,3 +90,92 @@ def test_cli_hierarchical_engine_ray_writes_the_local_folder(cluster, tmp_path):
         r = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         return {k: v for k, v in r["summary"].items() if not k.startswith("seconds")}, r["tokens_per_word"]
     assert report(tmp_path / "ray") == report(tmp_path / "local")
+
+
+# ---------------------------------------------------------------- faults (item 5)
+
+class Killer(threading.Thread):
+    """SIGKILLs Ray worker processes while one of them runs our code: Ray titles a busy worker
+    ``ray::<task>`` or ``ray::<actor>.<method>``, and every title containing ``marker`` (and
+    ending with ``suffix``) is killed, the first ``times`` seen or every one (None). Only this
+    process's descendants (the fixture's cluster), never another run's workers."""
+
+    def __init__(self, marker: str, *, suffix: str = "", times=None) -> None:
+        super().__init__(daemon=True)
+        self.marker, self.suffix, self.times = marker, suffix, times
+        self.killed: list[str] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set() and (self.times is None or len(self.killed) < self.times):
+            for p in psutil.Process().children(recursive=True):
+                try:
+                    title = " ".join(p.cmdline()).strip()
+                    if title.startswith("ray::") and self.marker in title and title.endswith(self.suffix):
+                        p.send_signal(signal.SIGKILL)
+                        self.killed.append(title)
+                        break
+                except (psutil.Error, OSError):
+                    continue
+            time.sleep(0.005)
+
+    def __enter__(self) -> "Killer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.join()
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    """Real text in files big enough for a task to be caught running (about 1.2 MB): English
+    and Hindi, and a folder trained on them."""
+    folder = tmp_path_factory.mktemp("faults")
+    files = []
+    for name, lines in (("en_brown.txt", 12000), ("hi_devdas.txt", 4000)):
+        files.append(folder / name)
+        files[-1].write_text(head_lines(name, lines), encoding="utf-8", newline="")
+    files = [str(f) for f in files]
+    assert main(["train", *files, "-k", "300", "-o", str(folder / "tok"), "--quiet"]) == 0
+    return folder, files
+
+
+def test_a_counting_task_killed_mid_run_is_rerun_and_the_counts_stay_exact(cluster, shards):
+    from hf_greedtok.distributed import count_words_distributed
+    from hf_greedtok.word_counts import count_words_in_files
+    _, files = shards
+    with Killer("_count_text_files", times=1) as killer:
+        got = count_words_distributed(files, ByteLevel(), shuffle_strategy=FAST, show_progress=False)
+    assert len(killer.killed) == 1, "no counting task was caught running"
+    assert got == count_words_in_files(files, ByteLevel(), num_proc=1, show_progress=False)
+
+
+def test_an_encoder_actor_killed_mid_batch_is_replaced_and_the_ids_stay_exact(cluster, shards, tmp_path):
+    folder, files = shards
+    common = ["tokenize", str(folder / "tok"), *files, "--batch-size", "500", "--quiet"]
+    assert main([*common, "-o", str(tmp_path / "local"), "--engine", "local"]) == 0
+    with Killer("_EncodeActor", suffix=".submit", times=1) as killer:   # .submit: encoding a batch
+        assert main([*common, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
+    assert len(killer.killed) == 1, "no actor was caught encoding"
+    assert pq.read_table(tmp_path / "ray").equals(pq.read_table(tmp_path / "local"))
+
+
+def test_a_run_whose_workers_always_die_fails_clearly_and_leaves_nothing(cluster, shards, tmp_path, capsys):
+    from hf_greedtok.distributed import WorkerLostError, tokenize_dataset
+    folder, files = shards
+    out = tmp_path / "ids"
+    with Killer("_EncodeActor", suffix=".submit") as killer, \
+            pytest.raises(WorkerLostError, match=r"tokenizing: a Ray worker process died on 2 attempts \(max_retries=1\)"):
+        tokenize_dataset(files, folder / "tok", out, batch_size=500, max_retries=1, show_progress=False)
+    assert len(killer.killed) >= 2
+    assert list(tmp_path.iterdir()) == []         # no output, no temporary folder beside it
+    table = tmp_path / "counts.tsv"
+    with Killer("_count_text_files") as killer:
+        code = main(["count", *files, "-o", str(table), "--engine", "ray", "--max-retries", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1 and len(killer.killed) >= 1
+    assert "count: error: counting: a Ray worker process died on 1 attempts (max_retries=0)" in err
+    assert "Traceback" not in err.splitlines()[-1]
+    assert list(tmp_path.iterdir()) == []

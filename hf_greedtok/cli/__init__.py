@@ -28,6 +28,8 @@ and the old one is deleted only after the new one is in place. Loading (``encode
 ``evaluate``) verifies the manifest and that the folder is complete.
 
 Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
+A Ray run whose worker died on every retry of a task exits with status 1 and one line
+(nothing left under the output's name).
 SIGTERM is handled like Ctrl-C: word-counting workers are stopped, temporary folders removed,
 and the command exits with status 143 (130 for Ctrl-C).
 """
@@ -40,8 +42,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
-from ..errors import GreedTokError
+from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
+from ..errors import GreedTokError, WorkerLostError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,15 +53,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def positive_int(text: str, minimum: int = 1) -> int:
+    """argparse type: an integer >= 1 (>= ``minimum``)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return positive_int(text, 0)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -205,6 +212,9 @@ def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine
     p.add_argument("--ray-address", default=None,
                    help=f"with --engine ray: 'auto' or HOST:PORT joins a running cluster for the {work}; "
                         "default: start a local one (--num-proc CPUs)")
+    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
+                   help="with --engine ray: reruns of a task whose worker process died (killed, out of memory, "
+                        "crashed) before the run fails with exit status 1 (default %(default)s)")
 
 
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
@@ -239,6 +249,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
                 "compare": commands.compare, "hierarchical": commands.hierarchical,
                 "count": commands.count, "tokenize": commands.tokenize}[args.command](args)
+    except WorkerLostError as e:     # the cluster failed, not the input: 1, not 2
+        print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -173,7 +173,8 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials: Sequen
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
                                      encoding_errors=args.encoding_errors, address=args.ray_address,
-                                     num_cpus=args.num_proc, show_progress=not args.quiet)
+                                     num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
     else:
         wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
@@ -312,7 +313,8 @@ def hierarchical(args: argparse.Namespace) -> int:
         from ..distributed.session import ensure_ray, require_ray
         started = ensure_ray(args.ray_address, args.num_proc, quiet=args.quiet)
         try:
-            result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(), **settings)
+            result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(max_retries=args.max_retries),
+                                        **settings)
         finally:
             if started:
                 require_ray().shutdown()
@@ -357,7 +359,8 @@ def count(args: argparse.Namespace) -> int:
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
                                      text_column=args.text_column, encoding_errors=args.encoding_errors,
-                                     address=args.ray_address, num_cpus=args.num_proc, show_progress=not args.quiet)
+                                     address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
     else:
         from collections import Counter
         wc = Counter()
@@ -391,6 +394,7 @@ def tokenize(args: argparse.Namespace) -> int:
                               text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
                               attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
                               batch_size=args.batch_size, overwrite=args.overwrite, address=args.ray_address,
+                              max_retries=args.max_retries,
                               num_cpus=None if local else args.num_proc,
                               num_threads=(args.num_proc or available_cores()) if local else 1,
                               show_progress=not args.quiet)

@@ -12,6 +12,7 @@ written by :func:`hf_greedtok.formats.count_table.write_count_table`.
 """
 from __future__ import annotations
 
+from ..errors import WorkerLostError
 from .counting import count_words_distributed
 from .hierarchical import RayRunner, train_hierarchical_distributed
 from .session import ensure_ray
@@ -19,4 +20,4 @@ from .sources import resolve_inputs
 from .tokenizing import TokenizedDataset, tokenize_dataset
 
 __all__ = ["RayRunner", "TokenizedDataset", "count_words_distributed", "ensure_ray", "resolve_inputs",
-           "tokenize_dataset", "train_hierarchical_distributed"]
+           "WorkerLostError", "tokenize_dataset", "train_hierarchical_distributed"]

@@ -19,10 +19,10 @@ import dataclasses
 from typing import Mapping, Optional
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH
 from ..hierarchical import HierarchicalRun, LocalRun, check_domains, run_hierarchical
 from ..pre_tokenizers import PreTokenizer
-from .session import ensure_ray, require_ray, task_error
+from .session import ensure_ray, lost_worker, require_ray, task_error
 
 
 def _local_task(run: LocalRun, name: str, word_counts: Mapping[str, int]) -> Tokenizer:
@@ -38,11 +38,12 @@ class RayRunner:
         max_retries: reruns of a task whose worker process died (Ray's ``max_retries``).
 
     Calling it returns {domain: Tokenizer} in the domains' order. Raises the task's own
-    GreedTokError (CorpusError for an empty domain) rather than Ray's wrapper, and Ray's error
-    (``WorkerCrashedError`` ...) once a task has died ``max_retries + 1`` times.
+    GreedTokError (CorpusError for an empty domain) rather than Ray's wrapper, and
+    :class:`~hf_greedtok.errors.WorkerLostError` once a task's worker has died
+    ``max_retries + 1`` times.
     """
 
-    def __init__(self, num_cpus: int = 1, max_retries: int = 3) -> None:
+    def __init__(self, num_cpus: int = 1, max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         if num_cpus < 1:
             raise ValueError(f"num_cpus must be >= 1, got {num_cpus}")
         self.num_cpus, self.max_retries = num_cpus, max_retries
@@ -57,18 +58,18 @@ class RayRunner:
             return dict(zip(domains, ray.get(refs)))
         except ray.exceptions.RayError as e:
             cause = task_error(e)
-            if cause is None:
+            if cause is not None:
+                raise cause from None
+            lost = lost_worker(e, "hierarchical training, per-domain runs", self.max_retries)
+            if lost is None:
                 raise
-            raise cause from None
-        finally:
-            for ref in refs:        # nothing left running after an error
-                ray.cancel(ref, force=True)
+            raise lost from e
 
 
 def train_hierarchical_distributed(domains: Mapping[str, Mapping[str, int]], k: int, *,
                                    pre_tokenizer: Optional[PreTokenizer] = None,
                                    max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
-                                   num_cpus_per_task: int = 1, max_retries: int = 3,
+                                   num_cpus_per_task: int = 1, max_retries: int = DEFAULT_MAX_RETRIES,
                                    address: Optional[str] = None, num_cpus: Optional[int] = None,
                                    show_progress: bool = True) -> HierarchicalRun:
     """Section 5.4's hierarchical GreedTok with one Ray task per domain, then the final run here.
@@ -94,6 +95,7 @@ def train_hierarchical_distributed(domains: Mapping[str, Mapping[str, int]], k: 
 
     Raises:
         ValueError: fewer than two domains, k < 1. CorpusError: an empty domain (from its task).
+        WorkerLostError: a domain's task died on every one of its ``max_retries + 1`` attempts.
         ImportError: Ray not installed.
     """
     check_domains(domains, k)      # before Ray starts
