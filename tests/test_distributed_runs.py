@@ -179,3 +179,62 @@ def test_a_run_whose_workers_always_die_fails_clearly_and_leaves_nothing(cluster
     assert "count: error: counting: a Ray worker process died on 1 attempts (max_retries=0)" in err
     assert "Traceback" not in err.splitlines()[-1]
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- row order over several files (item 3)
+
+def split_documents(text: str, parts: int) -> list[list[str]]:
+    """A text's lines (each keeping its "\\n", the only line end of a tokenized text file) dealt
+    into ``parts`` runs of consecutive lines."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    lines = [line for line in lines if line]
+    step = -(-len(lines) // parts)
+    return [lines[k:k + step] for k in range(0, len(lines), step)]
+
+
+@pytest.fixture(scope="module")
+def many_files(tmp_path_factory):
+    """Real English and Hindi lines split over several files of each kind, named so that sorted
+    order (globs) differs from numeric order: part-10 sorts before part-2."""
+    folder = tmp_path_factory.mktemp("many")
+    runs = split_documents(head_lines("en_brown.txt", 1500), 3) + split_documents(head_lines("hi_devdas.txt", 600), 2)
+    names = ["part-2", "part-10", "part-1", "part-30", "part-4"]
+    runs[1][-1] = runs[1][-1].rstrip("\n")      # a file whose last line has no line end
+    runs.append([])                               # and an empty one
+    names.append("part-0")
+    for name, docs in zip(names, runs):
+        (folder / f"{name}.txt").write_text("".join(docs), encoding="utf-8", newline="")
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps({"id": k, "text": d}, ensure_ascii=False) + "\n"
+                                                      for k, d in enumerate(docs)), encoding="utf-8")
+        pq.write_table(pa.table({"text": pa.array(docs, pa.string())}), folder / f"{name}.parquet",
+                       row_group_size=97)
+    return folder, dict(zip(names, runs))
+
+
+def test_several_files_and_globs_keep_the_documented_order_on_both_engines(cluster, shards, many_files, tmp_path):
+    """Row k of the output is document k of the inputs in the order given, a glob's matches in
+    sorted order: on the Ray engine (two actors, small batches) exactly as on the local engine,
+    for text, JSON Lines and parquet inputs."""
+    from hf_greedtok import Tokenizer
+    from hf_greedtok.distributed import tokenize_dataset
+    folder, runs = many_files
+    tok_dir = shards[0] / "tok"
+    tok = Tokenizer.load(tok_dir)
+    # explicit files out of sorted order, then a glob over the rest (sorted: 0, 30, 4)
+    order = ["part-10", "part-2", "part-1", "part-0", "part-30", "part-4"]
+    for kind in ("txt", "jsonl", "parquet"):
+        inputs = [str(folder / f"part-{n}.{kind}") for n in (10, 2, 1)] + [str(folder / f"part-[034]*.{kind}")]
+        if kind == "txt":       # from the command line, as a user passes a quoted glob
+            for engine in ("local", "ray"):
+                assert main(["tokenize", str(tok_dir), *inputs, "-o", str(tmp_path / f"{kind}-{engine}"), "--engine",
+                             engine, "--batch-size", "64", "--quiet"]) == 0
+        else:
+            for engine in ("local", "ray"):
+                tokenize_dataset(inputs, tok_dir, tmp_path / f"{kind}-{engine}", engine=engine, batch_size=64,
+                                 num_workers=2, show_progress=False)
+        expected = [tok.encode(d) for name in order for d in runs[name]]
+        local = pq.read_table(tmp_path / f"{kind}-local")
+        ray_table = pq.read_table(tmp_path / f"{kind}-ray")
+        assert local.column("input_ids").to_pylist() == expected, kind
+        assert ray_table.equals(local), kind

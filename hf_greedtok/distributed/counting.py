@@ -35,8 +35,8 @@ from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
-from .session import (data_settings, ensure_ray, is_dataset_source, require_ray, task_retry_args,
-                      to_ray_dataset, with_remote_args)
+from .session import (data_settings, ensure_ray, is_dataset_source, require_ray, settle_fsspec_http,
+                      task_retry_args, to_ray_dataset, with_remote_args)
 from .sources import is_uri, resolve_inputs
 
 if TYPE_CHECKING:
@@ -181,6 +181,7 @@ def _partial_tables(dataset: Optional["ray.data.Dataset"], kinds: Optional[dict]
                 tables.append(with_remote_args(ds.map_batches, _count_text_files, batch_size=None, fn_kwargs=dict(
                     pre=pre, normalizer=norm, encoding_errors=encoding_errors), remote_args=retries))
             else:
+                settle_fsspec_http()
                 ds = (with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
                                        remote_args=retries) if kind == "json" else
                       with_remote_args(ray.data.read_parquet, files, remote_args=retries).select_columns([text_column]))

@@ -50,6 +50,25 @@ def with_remote_args(method: Callable, *args, remote_args: dict, **kwargs):
         return method(*args, **kwargs, **extra)
 
 
+def settle_fsspec_http() -> None:
+    """Make a failing ``fsspec.implementations.http`` fail the same way in every thread.
+
+    Ray Data's parquet reader lists several files on threads, each asking whether the
+    filesystem is fsspec's HTTPFileSystem, and catches only ModuleNotFoundError. With fsspec
+    installed but not aiohttp, threads importing that module at once see it half-initialized
+    and raise a plain ImportError (measured: ``read_parquet`` of 6 local files failed). Importing
+    it once here and, when it fails, recording the failure in ``sys.modules`` makes every later
+    import a ModuleNotFoundError, which Ray reads as "no HTTP filesystem"."""
+    import sys
+    name = "fsspec.implementations.http"
+    if name in sys.modules:
+        return
+    try:
+        import fsspec.implementations.http  # noqa: F401
+    except ImportError:
+        sys.modules[name] = None    # the module cannot load here: say so to every importer
+
+
 def lost_worker(error: BaseException, step: str, max_retries: Optional[int]) -> Optional[WorkerLostError]:
     """The :class:`WorkerLostError` saying that ``step`` gave up, when ``error`` is Ray's report
     of a dead worker, actor or node (the task having used up its retries), else None."""
@@ -94,18 +113,23 @@ def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *,
 @contextlib.contextmanager
 def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strategy: Optional[str] = None,
                   preserve_order: Optional[bool] = None, step: str = "Ray Data job",
-                  max_retries: Optional[int] = None) -> Iterator[None]:
+                  max_retries: Optional[int] = None, cpu_free_reads: bool = False) -> Iterator[None]:
     """Ray Data settings for one run, restored afterwards: on the current ``DataContext`` and
     on each of ``datasets``' own (a Dataset keeps the context it was made with). Progress bars
     and Ray Data's INFO lines follow ``show_progress``; a task's own exception reaches the
     caller as itself (``raise_original_map_exception``), a :class:`CorpusError` naming file and
     line instead of a UserCodeException whose cause Ray does not carry across processes; a
     worker that died on every attempt, a :class:`WorkerLostError` naming ``step`` (its
-    ``max_retries`` in the message)."""
+    ``max_retries`` in the message).
+
+    ``cpu_free_reads``: Ray Data's first parquet reader (``use_datasource_v2 = False``), whose
+    read tasks are all that the read runs. The second (Ray 2.60's default) adds steps of its own
+    that need a CPU slot: behind an actor pool holding every CPU they wait forever (measured:
+    tokenizing one parquet file with 2 actors on 2 CPUs hung, with 1 actor it finished)."""
     ray = require_ray()
     contexts = [ray.data.DataContext.get_current()] + [d.context for d in datasets]
     saved = [(c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception,
-              c.execution_options.preserve_order) for c in contexts]
+              c.execution_options.preserve_order, getattr(c, "use_datasource_v2", None)) for c in contexts]
     for c in contexts:
         c.enable_progress_bars = show_progress
         c.raise_original_map_exception = True
@@ -113,6 +137,8 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
             c.shuffle_strategy = shuffle_strategy
         if preserve_order is not None:
             c.execution_options.preserve_order = preserve_order
+        if cpu_free_reads and hasattr(c, "use_datasource_v2"):
+            c.use_datasource_v2 = False
     data_log = logging.getLogger("ray.data")
     log_level = data_log.level
     if not show_progress:
@@ -131,9 +157,11 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
         raise cause from None
     finally:
         data_log.setLevel(log_level)
-        for c, (bars, strategy, original, order) in zip(contexts, saved):
+        for c, (bars, strategy, original, order, v2) in zip(contexts, saved):
             c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
             c.execution_options.preserve_order = order
+            if v2 is not None:
+                c.use_datasource_v2 = v2
 
 
 def task_error(error: BaseException) -> Optional[GreedTokError]:

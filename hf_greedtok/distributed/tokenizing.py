@@ -36,7 +36,8 @@ from ..errors import CorpusError
 from ..hf.folder import check_tokenizer_folder
 from .. import word_counts as _wc
 from .encoding import FolderEncoder
-from .session import (actor_retry_args, data_settings, ensure_ray, is_dataset_source, with_remote_args,
+from .session import (actor_retry_args, data_settings, ensure_ray, is_dataset_source, settle_fsspec_http,
+                      with_remote_args,
                       require_ray, task_retry_args, to_ray_dataset)
 from .sources import iter_documents, resolve_inputs
 
@@ -138,6 +139,7 @@ def _ray_documents(source, kinds, text_column: str, workers: int,
     if kind == "json":
         return with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
                                 remote_args=retries, **free), name, False
+    settle_fsspec_http()
     return with_remote_args(ray.data.read_parquet, files, remote_args=retries, **free).select_columns([text_column]), \
         name, False
 
@@ -276,10 +278,12 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         try:
             workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
             retries = task_retry_args(max_retries)
-            docs, name, text_files = _ray_documents(to_ray_dataset(source) if kinds is None else None, kinds,
-                                                    text_column, workers, retries)
-            with data_settings([docs], show_progress=show_progress, preserve_order=True, step="tokenizing",
-                               max_retries=max_retries):
+            dataset = to_ray_dataset(source) if kinds is None else None
+            # the reads are made under the run's settings (preserve_order), not only the steps after them
+            with data_settings([] if dataset is None else [dataset], show_progress=show_progress,
+                               preserve_order=True, step="tokenizing", max_retries=max_retries,
+                               cpu_free_reads=True):
+                docs, name, text_files = _ray_documents(dataset, kinds, text_column, workers, retries)
                 ids = with_remote_args(docs.map_batches, _EncodeActor, fn_constructor_kwargs=dict(
                     folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, batch_size=batch_size,
                     encoding_errors=encoding_errors if text_files else None, **args),
