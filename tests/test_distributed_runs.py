@@ -163,20 +163,24 @@ def test_an_encoder_actor_killed_mid_batch_is_replaced_and_the_ids_stay_exact(cl
 
 
 def test_a_run_whose_workers_always_die_fails_clearly_and_leaves_nothing(cluster, shards, tmp_path, capsys):
-    from hf_greedtok.distributed import WorkerLostError, tokenize_dataset
+    from hf_greedtok.distributed import WorkerLostError, count_words_distributed, tokenize_dataset
     folder, files = shards
+    with Killer("_count_text_files") as killer, \
+            pytest.raises(WorkerLostError, match=r"counting: a Ray worker process died on 1 attempts \(max_retries=0\)"):
+        count_words_distributed(files, ByteLevel(), shuffle_strategy=FAST, max_retries=0, show_progress=False)
+    assert len(killer.killed) >= 1
     out = tmp_path / "ids"
     with Killer("_EncodeActor", suffix=".submit") as killer, \
             pytest.raises(WorkerLostError, match=r"tokenizing: a Ray worker process died on 2 attempts \(max_retries=1\)"):
         tokenize_dataset(files, folder / "tok", out, batch_size=500, max_retries=1, show_progress=False)
     assert len(killer.killed) >= 2
     assert list(tmp_path.iterdir()) == []         # no output, no temporary folder beside it
-    table = tmp_path / "counts.tsv"
-    with Killer("_count_text_files") as killer:
-        code = main(["count", *files, "-o", str(table), "--engine", "ray", "--max-retries", "0", "--quiet"])
+    with Killer("_EncodeActor", suffix=".submit") as killer:
+        code = main(["tokenize", str(folder / "tok"), *files, "-o", str(out), "--engine", "ray", "--max-retries", "0",
+                     "--batch-size", "500", "--quiet"])
     err = capsys.readouterr().err
     assert code == 1 and len(killer.killed) >= 1
-    assert "count: error: counting: a Ray worker process died on 1 attempts (max_retries=0)" in err
+    assert "tokenize: error: tokenizing: a Ray worker process died on 1 attempts (max_retries=0)" in err
     assert "Traceback" not in err.splitlines()[-1]
     assert list(tmp_path.iterdir()) == []
 
