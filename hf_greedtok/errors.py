@@ -51,6 +51,18 @@ class InvalidSpec(GreedTokError, ValueError):
     problem; file readers report it as is, prefixed with the file's path."""
 
 
+class WorkerLostError(GreedTokError, RuntimeError):
+    """A distributed run gave up: a worker process died (killed, out of memory, crashed) on every
+    attempt of one of its tasks. Not a bad input: the CLI exits 1. ``step`` names the work."""
+
+    def __init__(self, step: str, problem: str) -> None:
+        super().__init__(f"{step}: {problem}")
+        self.step, self.problem = step, problem
+
+    def __reduce__(self):
+        return (WorkerLostError, (self.step, self.problem))
+
+
 class OutputError(GreedTokError, ValueError):
     """An output folder a command refuses to write or replace; names the folder and why."""
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +39,26 @@ settings.register_profile("fuzz-ci", max_examples=200, derandomize=True, databas
                           print_blob=True, suppress_health_check=_FUZZ_HEALTH)
 settings.register_profile("fuzz-nightly", max_examples=10_000, derandomize=False, database=None, deadline=None,
                           print_blob=True, suppress_health_check=_FUZZ_HEALTH)
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A local Ray cluster for one test module (``ray.init(num_cpus=2)``, about 5 s to start);
+    skips without the ``ray`` extra."""
+    ray = pytest.importorskip("ray", reason="distributed tests need the ray extra: pip install 'hf-greedtok[ray]'")
+    # Ray puts the driver's working directory first on its workers' sys.path: started from the
+    # checkout (as CI runs pytest), workers would import its hf_greedtok/, which has no compiled
+    # modules after a plain `pip install .`, instead of the installed package
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray_driver"))
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    finally:
+        os.chdir(here)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
 
 @pytest.fixture(scope="session")
 def english_counts() -> Counter:

@@ -35,23 +35,6 @@ SPECIALS = ("<|endoftext|>", "the")     # "the": a special token inside words, c
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    # Ray puts the driver's working directory first on its workers' sys.path: started from the
-    # checkout (as CI runs pytest), workers would import its hf_greedtok/, which has no compiled
-    # modules after a plain `pip install .`, instead of the installed package
-    here = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("ray_driver"))
-    try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    finally:
-        os.chdir(here)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def texts(tmp_path_factory):
     """en_brown and hi_devdas, and a small file of the cases line handling can get wrong."""
     tricky = tmp_path_factory.mktemp("tricky") / "tricky.txt"

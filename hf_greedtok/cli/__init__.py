@@ -1,19 +1,25 @@
-"""The ``hf-greedtok`` command: train, evaluate, encode.
+"""The ``hf-greedtok`` command: train, evaluate, encode, compare, tsr, and the Ray-capable ones.
 
     hf-greedtok train INPUT... --vocab-size K --output DIR [--algorithm greedtok|bpe|cbpe]
-        [--units bytes|chars|marks|vowels] [--lookup FILE] [--counts] [--max-token-length N]
+        [--units bytes|chars|marks|vowels] [--pattern gpt4|gpt2|o200k|whitespace] [--lookup FILE]
+        [--counts] [--max-token-length N]
         (DIR is a transformers folder: AutoTokenizer.from_pretrained(DIR); GreedTok and lookup
         folders after import hf_greedtok, plain BPE/CBPE folders with no custom code)
-    hf-greedtok evaluate DIR INPUT... [--counts] [--gold FILE] --json
-    hf-greedtok encode DIR TEXT [--mode cover|optimal]
-        (DIR: any folder `train` writes, or a Tokenizer.save folder with only greedtok.json)
+    hf-greedtok evaluate DIR|VOCAB INPUT... [--held-out FILE...] [--counts] [--gold FILE] --json
+    hf-greedtok encode DIR|VOCAB TEXT [--mode cover|optimal]
+        (DIR: any folder `train` writes, or a Tokenizer.save folder with only greedtok.json;
+        VOCAB: a .tiktoken file or a byte-level BPE tokenizer.json)
+    hf-greedtok tsr VOCAB... (--parallel FILE | --text LANG=FILE...) --output DIR
+        (token-saving ratio of optimal segmentation and tokenization tax per language:
+        report.md, report.json, charts by script, world maps)
     hf-greedtok compare INPUT... --vocab-sizes K... --output DIR [--counts] [--targets T...]
         [--eval FILE...] [--holdout-fraction F] [--no-sentencepiece]
         (GreedTok vs HF BPE vs GreedWMC: report.md, report.json, tokens_per_word.png, d_inst.png;
         with held-out text also HF Unigram and SentencePiece, in and out of sample: heldout.png)
-    hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts]
+    hf-greedtok hierarchical INPUT INPUT... --vocab-size K --output DIR [--counts] [--engine local|ray]
         (paper Section 5.4: one GreedTok run per INPUT, then a run restricted to their tokens'
-        substrings on the combined counts; report.md, report.json and the tokenizer/ folder)
+        substrings on the combined counts; report.md, report.json and the tokenizer/ folder;
+        --engine ray runs the per-INPUT runs as Ray tasks, with the same result)
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
         (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
@@ -29,6 +35,8 @@ and the old one is deleted only after the new one is in place. Loading (``encode
 ``evaluate``) verifies the manifest and that the folder is complete.
 
 Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
+A Ray run whose worker died on every retry of a task exits with status 1 and one line
+(nothing left under the output's name).
 SIGTERM is handled like Ctrl-C: word-counting workers are stopped, temporary folders removed,
 and the command exits with status 143 (130 for Ctrl-C).
 """
@@ -41,8 +49,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
-from ..errors import GreedTokError
+from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
+from ..errors import GreedTokError, WorkerLostError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,14 +60,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def positive_int(text: str, minimum: int = 1) -> int:
+    """argparse type: an integer >= 1 (>= ``minimum``)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
     return value
 
 
@@ -72,6 +80,11 @@ def open_fraction(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return positive_int(text, 0)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -183,6 +196,8 @@ def _parser() -> argparse.ArgumentParser:
                                             "direct run")
     h.add_argument("inputs", nargs="+", metavar="INPUT", help="one file per domain (at least two)")
     h.add_argument("--vocab-size", "-k", type=int, required=True, help="k of every local run and of the final run")
+    p_engine = "run the per-domain GreedTok runs: local (here, in turn, default) or ray (one Ray task each)"
+    _add_engine_options(h, "", "per-domain runs", engine_help=p_engine)
     _add_corpus_options(h, "GreedTok: longest candidate token in bytes (default %(default)s)")
 
     n = sub.add_parser("count", help="count a corpus's words into a table that `train --counts "
@@ -250,13 +265,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str) -> None:
+def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_help: Optional[str] = None) -> None:
     """--engine and --ray-address of the commands that can run on Ray."""
     p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help=f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
+                   help=engine_help or f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
     p.add_argument("--ray-address", default=None,
                    help=f"with --engine ray: 'auto' or HOST:PORT joins a running cluster for the {work}; "
                         "default: start a local one (--num-proc CPUs)")
+    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
+                   help="with --engine ray: reruns of a task whose worker process died (killed, out of memory, "
+                        "crashed) before the run fails with exit status 1 (default %(default)s)")
 
 
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
@@ -291,6 +309,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
                 "compare": commands.compare, "hierarchical": commands.hierarchical,
                 "count": commands.count, "tokenize": commands.tokenize, "tsr": commands.tsr}[args.command](args)
+    except WorkerLostError as e:     # the cluster failed, not the input: 1, not 2
+        print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except (GreedTokError, FileExistsError, ValueError, OSError, ImportError) as e:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -177,7 +177,8 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials: Sequen
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
                                      encoding_errors=args.encoding_errors, address=args.ray_address,
-                                     num_cpus=args.num_proc, show_progress=not args.quiet)
+                                     num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
     else:
         wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
@@ -434,8 +435,9 @@ def _measure_held_out(args, result, train_lines, counts, texts, source, sp_peers
 
 
 def hierarchical(args: argparse.Namespace) -> int:
-    """``hf-greedtok hierarchical``: one GreedTok run per input, then one on their tokens'
-    substrings; report and tokenizer folder to ``--output``; returns 0."""
+    """``hf-greedtok hierarchical``: one GreedTok run per input (``--engine ray``: one Ray task
+    each, :class:`hf_greedtok.distributed.RayRunner`), then one on their tokens' substrings;
+    report and tokenizer folder to ``--output``; returns 0."""
     from ..experiments.hierarchical import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
@@ -445,8 +447,19 @@ def hierarchical(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ValueError(f"domain file names must differ: {names}")
     domains = {name: _corpus_counts(args, [path], pre) for name, path in zip(names, args.inputs)}
-    result = train_hierarchical(domains, args.vocab_size, pre_tokenizer=pre,
-                                max_token_length=args.max_token_length, show_progress=not args.quiet)
+    settings = dict(pre_tokenizer=pre, max_token_length=args.max_token_length, show_progress=not args.quiet)
+    if args.engine == "ray":     # the per-domain runs as Ray tasks; counting and the final run here
+        from ..distributed.hierarchical import RayRunner
+        from ..distributed.session import ensure_ray, require_ray
+        started = ensure_ray(args.ray_address, args.num_proc, quiet=args.quiet)
+        try:
+            result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(max_retries=args.max_retries),
+                                        **settings)
+        finally:
+            if started:
+                require_ray().shutdown()
+    else:
+        result = train_hierarchical(domains, args.vocab_size, **settings)
 
     def write(folder: Path) -> None:
         (folder / "report.md").write_text(result.to_markdown(), encoding="utf-8")
@@ -486,7 +499,8 @@ def count(args: argparse.Namespace) -> int:
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
                                      text_column=args.text_column, encoding_errors=args.encoding_errors,
-                                     address=args.ray_address, num_cpus=args.num_proc, show_progress=not args.quiet)
+                                     address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
     else:
         from collections import Counter
         wc = Counter()
@@ -520,6 +534,7 @@ def tokenize(args: argparse.Namespace) -> int:
                               text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
                               attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
                               batch_size=args.batch_size, overwrite=args.overwrite, address=args.ray_address,
+                              max_retries=args.max_retries,
                               num_cpus=None if local else args.num_proc,
                               num_threads=(args.num_proc or available_cores()) if local else 1,
                               show_progress=not args.quiet)

@@ -6,13 +6,82 @@ imported inside the functions only: importing this module never loads it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+import warnings
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
-from ..errors import CorpusError, GreedTokError
+from ..errors import CorpusError, GreedTokError, WorkerLostError
 
 if TYPE_CHECKING:
     import ray.data
+
+
+def task_retry_args(max_retries: Optional[int]) -> dict:
+    """Ray remote arguments of a Ray Data task step (reads, task maps, writes): ``max_retries``
+    reruns after a worker died, None for Ray Data's default (forever). Every task step of a job
+    gets the same, so Ray still fuses a read with the map after it (fusion needs equal arguments)."""
+    return {} if max_retries is None else {"max_retries": max_retries}
+
+
+def actor_retry_args(max_retries: Optional[int]) -> dict:
+    """Ray remote arguments of a Ray Data actor pool: a batch whose actor died is resent at most
+    ``max_retries`` times; None for Ray Data's default (forever). Dead actors are restarted
+    without limit, as Ray Data does (a bound there would make Ray Core warn on every run that
+    the restart needs the constructor's arguments kept)."""
+    return {} if max_retries is None else {"max_task_retries": max_retries}
+
+
+def with_remote_args(method: Callable, *args, remote_args: dict, **kwargs):
+    """``method(*args, **kwargs)`` (a ``ray.data.read_*``, ``Dataset.map_batches`` or
+    ``write_parquet``), its tasks or actors taking the Ray remote arguments ``remote_args``
+    (:func:`task_retry_args`, :func:`actor_retry_args`, ``num_cpus``).
+
+    Ray 2.60 takes retry bounds only through ``ray_remote_args`` (a dict for reads and writes,
+    keywords for maps), which it has deprecated: its warning is silenced here. A Ray without
+    ``ray_remote_args`` gets the call without them, so with its own retry defaults; reads and
+    maps then lose them alike and still fuse (fusion needs equal arguments)."""
+    param = inspect.signature(method).parameters.get("ray_remote_args")
+    if not remote_args or param is None:
+        return method(*args, **kwargs)
+    extra = remote_args if param.kind is param.VAR_KEYWORD else {"ray_remote_args": remote_args}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", category=DeprecationWarning)
+        return method(*args, **kwargs, **extra)
+
+
+def settle_fsspec_http() -> None:
+    """Make a failing ``fsspec.implementations.http`` fail the same way in every thread.
+
+    Ray Data's parquet reader lists several files on threads, each asking whether the
+    filesystem is fsspec's HTTPFileSystem, and catches only ModuleNotFoundError. With fsspec
+    installed but not aiohttp, threads importing that module at once see it half-initialized
+    and raise a plain ImportError (measured: ``read_parquet`` of 6 local files failed). Importing
+    it once here and, when it fails, recording the failure in ``sys.modules`` makes every later
+    import a ModuleNotFoundError, which Ray reads as "no HTTP filesystem"."""
+    import sys
+    name = "fsspec.implementations.http"
+    if name in sys.modules:
+        return
+    try:
+        import fsspec.implementations.http  # noqa: F401
+    except ImportError:
+        sys.modules[name] = None    # the module cannot load here: say so to every importer
+
+
+def lost_worker(error: BaseException, step: str, max_retries: Optional[int]) -> Optional[WorkerLostError]:
+    """The :class:`WorkerLostError` saying that ``step`` gave up, when ``error`` is Ray's report
+    of a dead worker, actor or node (the task having used up its retries), else None."""
+    ray = require_ray()
+    names = ("WorkerCrashedError", "ActorDiedError", "ActorUnavailableError", "NodeDiedError",
+             "OutOfMemoryError", "LocalRayletDiedError")
+    kinds = tuple(k for k in (getattr(ray.exceptions, n, None) for n in names) if k is not None)
+    if not isinstance(error, kinds):
+        return None
+    tries = "every attempt" if max_retries is None else f"{max_retries + 1} attempts (max_retries={max_retries})"
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return WorkerLostError(step, f"a Ray worker process died on {tries} of one task (killed, out of memory or "
+                                 f"crashed; see the Ray workers' logs): {type(error).__name__}: {reason}")
 
 
 def require_ray():
@@ -43,16 +112,24 @@ def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *,
 
 @contextlib.contextmanager
 def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strategy: Optional[str] = None,
-                  preserve_order: Optional[bool] = None) -> Iterator[None]:
+                  preserve_order: Optional[bool] = None, step: str = "Ray Data job",
+                  max_retries: Optional[int] = None, cpu_free_reads: bool = False) -> Iterator[None]:
     """Ray Data settings for one run, restored afterwards: on the current ``DataContext`` and
     on each of ``datasets``' own (a Dataset keeps the context it was made with). Progress bars
     and Ray Data's INFO lines follow ``show_progress``; a task's own exception reaches the
     caller as itself (``raise_original_map_exception``), a :class:`CorpusError` naming file and
-    line instead of a UserCodeException whose cause Ray does not carry across processes."""
+    line instead of a UserCodeException whose cause Ray does not carry across processes; a
+    worker that died on every attempt, a :class:`WorkerLostError` naming ``step`` (its
+    ``max_retries`` in the message).
+
+    ``cpu_free_reads``: Ray Data's first parquet reader (``use_datasource_v2 = False``), whose
+    read tasks are all that the read runs. The second (Ray 2.60's default) adds steps of its own
+    that need a CPU slot: behind an actor pool holding every CPU they wait forever (measured:
+    tokenizing one parquet file with 2 actors on 2 CPUs hung, with 1 actor it finished)."""
     ray = require_ray()
     contexts = [ray.data.DataContext.get_current()] + [d.context for d in datasets]
     saved = [(c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception,
-              c.execution_options.preserve_order) for c in contexts]
+              c.execution_options.preserve_order, getattr(c, "use_datasource_v2", None)) for c in contexts]
     for c in contexts:
         c.enable_progress_bars = show_progress
         c.raise_original_map_exception = True
@@ -60,6 +137,8 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
             c.shuffle_strategy = shuffle_strategy
         if preserve_order is not None:
             c.execution_options.preserve_order = preserve_order
+        if cpu_free_reads and hasattr(c, "use_datasource_v2"):
+            c.use_datasource_v2 = False
     data_log = logging.getLogger("ray.data")
     log_level = data_log.level
     if not show_progress:
@@ -69,15 +148,20 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
     except ray.exceptions.RayError as e:
         cause = task_error(e)
         if cause is None:
-            raise
+            lost = lost_worker(e, step, max_retries)
+            if lost is None:
+                raise
+            raise lost from e
         if isinstance(cause, CorpusError):   # the worker's own error, naming file and line: just that
             raise CorpusError(cause.source, cause.line, cause.problem) from None
         raise cause from None
     finally:
         data_log.setLevel(log_level)
-        for c, (bars, strategy, original, order) in zip(contexts, saved):
+        for c, (bars, strategy, original, order, v2) in zip(contexts, saved):
             c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
             c.execution_options.preserve_order = order
+            if v2 is not None:
+                c.use_datasource_v2 = v2
 
 
 def task_error(error: BaseException) -> Optional[GreedTokError]:

@@ -2,7 +2,7 @@
 
 Shape of the Ray job::
 
-    files ─► read_binary_files (text, one block per file) ─► lines (each keeping its "\\n")
+    files ─► read_binary_files (text, one block per file: the actors cut its lines)
              read_json / read_parquet / a ray.data.Dataset / a datasets.Dataset ─► documents
           ─► map_batches(_EncodeActor): an actor pool, each actor loading the folder once
           ─► input_ids (list<int32>) [, attention_mask (list<int8>)]
@@ -31,12 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
-from ..defaults import ENCODING_ERRORS
+from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
 from ..hf.folder import check_tokenizer_folder
 from .. import word_counts as _wc
 from .encoding import FolderEncoder
-from .session import data_settings, ensure_ray, is_dataset_source, require_ray, to_ray_dataset
+from .session import (actor_retry_args, data_settings, ensure_ray, is_dataset_source, settle_fsspec_http,
+                      with_remote_args,
+                      require_ray, task_retry_args, to_ray_dataset)
 from .sources import iter_documents, resolve_inputs
 
 if TYPE_CHECKING:
@@ -64,16 +66,31 @@ class TokenizedDataset:
 
 
 class _EncodeActor:
-    """One Ray actor's encoder: loads the folder once, then encodes the batches it is given."""
+    """One Ray actor's encoder: loads the folder once, then encodes the batches it is given:
+    documents (``text_column``), or with ``encoding_errors`` whole text files (columns ``bytes``,
+    ``path``), whose lines it cuts and encodes ``batch_size`` at a time, in order.
+
+    Cutting lines here rather than in a map step before the actors keeps the job one step
+    between read and write: a separate step would be a task needing a CPU slot the actors hold
+    whenever Ray does not fuse it into them (it fuses only steps with equal remote arguments,
+    and the actors' retry arguments are not valid for tasks)."""
 
     def __init__(self, folder: str, mode: Optional[str], add_special_tokens: bool, attention_mask: bool,
-                 text_column: str, source: str) -> None:
+                 text_column: str, source: str, encoding_errors: Optional[str] = None,
+                 batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.encoder = FolderEncoder(folder, mode=mode, add_special_tokens=add_special_tokens,
                                      attention_mask=attention_mask)
         self.text_column, self.source = text_column, source
+        self.encoding_errors, self.batch_size = encoding_errors, batch_size
 
-    def __call__(self, batch: "pa.Table") -> "pa.Table":
-        return _encode(self.encoder, batch, self.text_column, self.source)
+    def __call__(self, batch: "pa.Table") -> Iterator["pa.Table"]:
+        if self.encoding_errors is None:
+            yield _encode(self.encoder, batch, self.text_column, self.source)
+            return
+        for data, path in zip(batch.column("bytes").to_pylist(), batch.column("path").to_pylist()):
+            lines = _wc.text_lines(str(path), 1, data, self.encoding_errors)
+            for k in range(0, len(lines), self.batch_size):
+                yield self.encoder.encode_table(lines[k:k + self.batch_size])
 
 
 def _encode(encoder: FolderEncoder, batch: "pa.Table", column: str, source: str) -> "pa.Table":
@@ -91,14 +108,6 @@ def _encode_docs(encoder: FolderEncoder, docs: list, source: str, first: Optiona
     return encoder.encode_table(docs)
 
 
-def _text_documents(batch: dict, encoding_errors: str) -> dict:
-    """Whole text files (columns ``bytes``, ``path``) -> their lines as documents, in order."""
-    lines: list[str] = []
-    for data, path in zip(batch["bytes"], batch["path"]):
-        lines += _wc.text_lines(str(path), 1, bytes(data), encoding_errors)
-    return {"text": lines}
-
-
 def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
     if len(kinds) > 1:
         raise CorpusError(", ".join(f for files in kinds.values() for f in files), None,
@@ -107,12 +116,13 @@ def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
     return next(iter(kinds.items()))
 
 
-def _ray_documents(source, kinds, text_column: str, encoding_errors: str,
-                   workers: int) -> tuple["ray.data.Dataset", str]:
-    """(Dataset of documents, their name in errors)."""
+def _ray_documents(source, kinds, text_column: str, workers: int,
+                   retries: dict) -> tuple["ray.data.Dataset", str, bool]:
+    """(Dataset of documents, or of whole text files; their name in errors; whether text
+    files); reads take the task arguments ``retries``."""
     import ray
     if kinds is None:
-        return source, f"dataset column {text_column!r}"
+        return source, f"dataset column {text_column!r}", False
     kind, files = _single_kind(kinds)
     names = [os.path.basename(f) if "://" not in f else f for f in files]
     # errors name the file when there is one; each task carries the name, so not thousands
@@ -123,13 +133,15 @@ def _ray_documents(source, kinds, text_column: str, encoding_errors: str,
     # each in a new worker process (measured: 16 files, 27 processes on a 1-CPU cluster)
     free = {"num_cpus": 0, "concurrency": workers}     # read_* keyword arguments
     if kind == "text":
-        # one block per file; its lines are cut where Ray runs the next step, the encoder's
-        ds = ray.data.read_binary_files(files, include_paths=True, override_num_blocks=len(files), **free)
-        return ds.map_batches(_text_documents, batch_size=None, fn_kwargs=dict(encoding_errors=encoding_errors)), \
-            name
+        # one block per file; the encoder actors cut its lines
+        return with_remote_args(ray.data.read_binary_files, files, include_paths=True, override_num_blocks=len(files),
+                                remote_args=retries, **free), name, True
     if kind == "json":
-        return ray.data.read_json(files, lines=True, override_num_blocks=len(files), **free), name
-    return ray.data.read_parquet(files, **free).select_columns([text_column]), name
+        return with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
+                                remote_args=retries, **free), name, False
+    settle_fsspec_http()
+    return with_remote_args(ray.data.read_parquet, files, remote_args=retries, **free).select_columns([text_column]), \
+        name, False
 
 
 def _local_documents(kinds: dict[str, list[str]], text_column: str, encoding_errors: str,
@@ -181,7 +193,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
                      encoding_errors: str = "strict", batch_size: int = DEFAULT_BATCH_SIZE,
                      overwrite: bool = False, address: Optional[str] = None, num_cpus: Optional[int] = None,
                      num_workers: Optional[int] = None, num_threads: int = 1,
-                     show_progress: bool = True) -> TokenizedDataset:
+                     max_retries: Optional[int] = DEFAULT_MAX_RETRIES, show_progress: bool = True) -> TokenizedDataset:
     """Tokenize documents with a saved tokenizer folder into a folder of parquet files.
 
     Args:
@@ -204,6 +216,9 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             initialized; ``"auto"`` or an address joins one; an existing connection is used.
         num_workers: Ray: encoder actors (default: the cluster's CPUs).
         num_threads: local: encoder threads.
+        max_retries: Ray: reruns of a read or write task whose worker process died, restarts
+            of a dead encoder actor and resends of its batch; ids stay exact (a batch is encoded
+            afresh). None: Ray Data's default, forever.
         show_progress: Ray Data's progress bars and INFO lines.
 
     Returns:
@@ -218,6 +233,8 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         GreedTokFileError: a missing or damaged tokenizer folder (before any work starts).
         OutputError, FileExistsError: ``output`` exists (without ``overwrite``), is not ours to
             replace, or contains an input.
+        WorkerLostError: Ray: a worker died on every one of a task's ``max_retries + 1``
+            attempts (nothing is left under ``output``'s name).
         ValueError: unknown engine or encoding_errors. ImportError: Ray Data or pyarrow missing.
     """
     from ..output_folders import check_target, check_writable, write_folder
@@ -260,14 +277,20 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
     def write(folder: Path) -> None:
         try:
             workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            docs, name = _ray_documents(to_ray_dataset(source) if kinds is None else None, kinds, text_column,
-                                        encoding_errors, workers)
-            with data_settings([docs], show_progress=show_progress, preserve_order=True):
-                docs.map_batches(_EncodeActor, fn_constructor_kwargs=dict(
-                    folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, **args),
-                    batch_size=batch_size, batch_format="pyarrow", zero_copy_batch=True,
-                    compute=ray.data.ActorPoolStrategy(size=workers)
-                ).write_parquet(str(folder), ray_remote_args={"num_cpus": 0}, concurrency=workers)  # as the reads
+            retries = task_retry_args(max_retries)
+            dataset = to_ray_dataset(source) if kinds is None else None
+            # the reads are made under the run's settings (preserve_order), not only the steps after them
+            with data_settings([] if dataset is None else [dataset], show_progress=show_progress,
+                               preserve_order=True, step="tokenizing", max_retries=max_retries,
+                               cpu_free_reads=True):
+                docs, name, text_files = _ray_documents(dataset, kinds, text_column, workers, retries)
+                ids = with_remote_args(docs.map_batches, _EncodeActor, fn_constructor_kwargs=dict(
+                    folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, batch_size=batch_size,
+                    encoding_errors=encoding_errors if text_files else None, **args),
+                    batch_size=1 if text_files else batch_size, batch_format="pyarrow", zero_copy_batch=True,
+                    compute=ray.data.ActorPoolStrategy(size=workers), remote_args=actor_retry_args(max_retries))
+                with_remote_args(ids.write_parquet, str(folder), remote_args={"num_cpus": 0, **retries},  # as the reads
+                                 concurrency=workers)
         except BaseException:
             if started:     # stop our tasks before the temporary folder is removed
                 ray.shutdown()

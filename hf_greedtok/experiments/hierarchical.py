@@ -1,4 +1,5 @@
-"""Hierarchical GreedTok (Lim, Choo & Lauw 2025, Section 5.4): local runs, then one restricted run.
+"""Hierarchical GreedTok (Lim, Choo & Lauw 2025, Section 5.4), measured: local runs, then one
+restricted run (:func:`hf_greedtok.hierarchical.run_hierarchical`), beside a direct run.
 
 GreedTok runs on each domain (corpus) alone, giving S_1..S_K. The candidate set T of the final
 run is every substring of at least 2 singletons of a token in S_1 u ... u S_K, instead of every
@@ -15,28 +16,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
+from typing import Mapping, Optional
 
 import numpy as np
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
-from ..pre_tokenizers import PreTokenizer, Token
-from ..trainers import GreedTokTrainer
+from ..hierarchical import LocalRun, LocalRunner, run_hierarchical, run_locally, token_substrings
+from ..pre_tokenizers import PreTokenizer
 from .evaluation import total_tokens
 
-
-def token_substrings(tokens: Iterable[Token], min_length: int = 2) -> set[Token]:
-    """Every substring of at least ``min_length`` singletons (bytes or characters) of the tokens."""
-    out: set[Token] = set()
-    for t in tokens:
-        n = len(t)
-        for i in range(n - min_length + 1):
-            for j in range(i + min_length, n + 1):
-                out.add(t[i:j])
-    return out
+__all__ = ["HierarchicalResult", "token_substrings", "train_hierarchical"]
 
 
 @dataclass
@@ -93,8 +84,9 @@ class HierarchicalResult:
 def train_hierarchical(domains: Mapping[str, Mapping[str, int]], k: int, *,
                        pre_tokenizer: Optional[PreTokenizer] = None,
                        max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
-                       show_progress: bool = True) -> HierarchicalResult:
-    """Run Section 5.4's two-level GreedTok and a direct run; measure both.
+                       show_progress: bool = True,
+                       local_runner: LocalRunner = run_locally) -> HierarchicalResult:
+    """Run Section 5.4's two-level GreedTok (:func:`run_hierarchical`) and a direct run; measure both.
 
     Args:
         domains: {name: {pre-tokenized word: count}}, at least two, all pre-tokenized with
@@ -102,34 +94,19 @@ def train_hierarchical(domains: Mapping[str, Mapping[str, int]], k: int, *,
         k: tokens per local run and in the final run (the paper uses the same k for both).
         pre_tokenizer: shared by every run (default :class:`ByteLevel`).
         max_token_length: longest candidate of the local and direct runs, in singletons.
+        local_runner: where the local runs execute (default: here, in turn; Ray tasks:
+            :class:`hf_greedtok.distributed.RayRunner`).
 
     Raises:
         ValueError: fewer than two domains, or k < 1. CorpusError: an empty domain.
     """
-    if len(domains) < 2:
-        raise ValueError(f"hierarchical training needs at least 2 domains, got {len(domains)}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-
-    def trainer(**kw) -> GreedTokTrainer:
-        # all of T built at once: the report compares the sizes of T (Section 5.4)
-        return GreedTokTrainer(k, max_token_length=max_token_length, pre_tokenizer=pre_tokenizer,
-                               show_progress=show_progress, candidates_on_demand=False, **kw)
-
+    two = run_hierarchical(domains, k, pre_tokenizer=pre_tokenizer, max_token_length=max_token_length,
+                           show_progress=show_progress, local_runner=local_runner)
+    local, hierarchical, combined, union, substrings = two.local, two.final, two.combined, two.union, two.substrings
+    seconds_local, seconds_final = two.seconds_local, two.seconds_final
     started = time.perf_counter()
-    local = {name: trainer().train_from_counts(wc, source=name) for name, wc in domains.items()}
-    seconds_local = time.perf_counter() - started
-    union = {t for tok in local.values() for t in tok.model.ranked_tokens}
-    substrings = token_substrings(union)
-
-    combined: Counter = Counter()
-    for wc in domains.values():
-        combined.update(wc)
-    started = time.perf_counter()
-    hierarchical = trainer(candidates=substrings).train_from_counts(combined, source="combined (hierarchical)")
-    seconds_final = time.perf_counter() - started
-    started = time.perf_counter()
-    direct = trainer().train_from_counts(combined, source="combined (direct)")
+    direct = LocalRun(k, pre_tokenizer, max_token_length, show_progress).trainer().train_from_counts(
+        combined, source="combined (direct)")
     seconds_direct = time.perf_counter() - started
 
     corpora = {**domains, "combined": combined}
