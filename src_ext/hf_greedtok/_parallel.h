@@ -87,7 +87,11 @@ static inline int hfg_run_tasks(int n, hfg_task_fn fn, void *ctx) {
 /* Restore the exception of the lowest failing task on the calling thread (the others are
  * dropped) and clear them all; returns -1 if a task failed, else 0. */
 static inline int hfg_raise_first(hfg_task_error *errors, int n) {
-    int failed = 0;
+    int failed = 0, any = 0;
+    for (int t = 0; t < n; ++t)
+        any |= errors[t].type != nullptr;
+    if (!any)
+        return 0;           // the common case takes no GIL (a step runs thousands of picks)
     PyGILState_STATE gil = PyGILState_Ensure();
     for (int t = 0; t < n; ++t) {
         if (errors[t].type == nullptr)
