@@ -144,10 +144,13 @@ def shuffle_volume(files: list[str]) -> dict:
     """What the merge's shuffle moves: the partial tables the counting map writes (Arrow)."""
     from hf_greedtok import ByteLevel
     from hf_greedtok.distributed.counting import _partial_tables
+    from hf_greedtok.defaults import DEFAULT_MAX_RETRIES
+    from hf_greedtok.distributed.session import task_retry_args
     from hf_greedtok.distributed.sources import resolve_inputs
     from hf_greedtok.special_tokens import counting_pipeline
     pre, norm = counting_pipeline(ByteLevel(), None, ())
-    tables = _partial_tables(None, resolve_inputs(files), pre, norm, "text", "strict").materialize()
+    tables = _partial_tables(None, resolve_inputs(files), pre, norm, "text", "strict",
+                             task_retry_args(DEFAULT_MAX_RETRIES)).materialize()
     return {"partial_bytes": tables.size_bytes(), "partial_rows": tables.count()}
 
 
