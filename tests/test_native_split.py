@@ -142,29 +142,12 @@ def test_latin1_text(name, text):
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("slow_selected")
+@pytest.mark.parametrize("texts", [ANY_TEXT, TRICKY_TEXT, LATIN1_TEXT], ids=["any", "tricky", "latin1"])
 @pytest.mark.parametrize("name", NAMES)
 @SLOW
-@given(text=LATIN1_TEXT)
-def test_latin1_text_slow(name, text):
-    assert_same_split(name, text)
-
-
-@pytest.mark.slow
-@pytest.mark.usefixtures("slow_selected")
-@pytest.mark.parametrize("name", NAMES)
-@SLOW
-@given(text=ANY_TEXT)
-def test_any_text_slow(name, text):
-    assert_same_split(name, text)
-
-
-@pytest.mark.slow
-@pytest.mark.usefixtures("slow_selected")
-@pytest.mark.parametrize("name", NAMES)
-@SLOW
-@given(text=TRICKY_TEXT)
-def test_tricky_text_slow(name, text):
-    assert_same_split(name, text)
+@given(data=st.data())
+def test_text_slow(name, texts, data):
+    assert_same_split(name, data.draw(texts))
 
 
 # ---------------------------------------------------------------- every code point
