@@ -25,8 +25,12 @@ worker's first batch no dearer than a warm process's). A third row maps a functi
 our cover's outputs computed before the map (``map_anchor.py``): what datasets itself costs for
 the same output, the floor of any tokenizer's map. Machine load is printed before and after.
 
+Each map writes to a cache file of its own (datasets reuses the shard count of an earlier map's
+cache file). On a corpus of a few MB, datasets' fixed cost per process outweighs any fast
+tokenizer's work, so the map goals are read on the 43 MB mix of every running-text corpus.
+
     python benchmarks/bench_hf.py                   # en_python_docs.txt and en_brown.txt
-    python benchmarks/bench_hf.py --map-only        # only the Dataset.map table
+    python benchmarks/bench_hf.py --map-only --corpora mix    # the Dataset.map table on 43 MB
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ import time
 from pathlib import Path
 
 import map_anchor
-from common import CORPORA, machine
+from common import CORPORA, TEXT_CORPORA, machine
 from tokenizers import decoders, models, pre_tokenizers, trainers
 from tokenizers import Tokenizer as HFTokenizer
 from transformers import PreTrainedTokenizerFast
@@ -75,6 +79,14 @@ def shaped(batch: list[str], shape: str) -> tuple:
 def read_lines(path: Path, megabytes: float) -> list[str]:
     text = path.read_bytes()[:int(megabytes * 1e6)].decode("utf-8", errors="ignore")
     return [line for line in text.splitlines() if line.strip()]
+
+
+def corpus_lines(name: str, megabytes: float) -> list[str]:
+    """The non-blank lines of the first ``megabytes`` MB of corpus ``name``; "mix": of each
+    running-text corpus (``common.TEXT_CORPORA``), ``megabytes`` split evenly among them."""
+    if name != "mix":
+        return read_lines(CORPORA / name, megabytes)
+    return [line for part in TEXT_CORPORA for line in read_lines(CORPORA / part, megabytes / len(TEXT_CORPORA))]
 
 
 def hf_bpe(lines: list[str], vocab_size: int, core: Tokenizer) -> PreTrainedTokenizerFast:
@@ -113,7 +125,7 @@ def map_run(tok, ds, num_proc: int) -> tuple[float, float, float, float, float]:
     the CPU seconds of the tokenizer calls, summed over every batch and worker; of the call on
     each worker's first batch (the slowest if several); and of the median batch overall.
     ``tok=None`` maps :func:`map_anchor.precomputed` instead (datasets alone: no tokenizer calls)."""
-    with tempfile.TemporaryDirectory() as log_dir:
+    with tempfile.TemporaryDirectory() as log_dir, tempfile.TemporaryDirectory() as cache_dir:
         def tokenize(batch):
             started = time.process_time()
             out = tok(batch["text"])
@@ -121,6 +133,10 @@ def map_run(tok, ds, num_proc: int) -> tuple[float, float, float, float, float]:
                 log.write(f"{time.process_time() - started}\n")
             return out
         fn, extra = (tokenize, {}) if tok is not None else (map_anchor.precomputed, {"with_indices": True})
+        # a cache file of its own: datasets (5.x) picks the shard count of any cache file left by
+        # an earlier map with the same fingerprint, even with load_from_cache_file=False, so a
+        # second map of the same function would run num_proc=2 as one shard
+        extra["cache_file_name"] = os.path.join(cache_dir, "mapped.arrow")
         cpu, started = cpu_seconds(), time.perf_counter()
         ds.map(fn, batched=True, num_proc=num_proc if num_proc > 1 else None,
                load_from_cache_file=False, remove_columns=["text"], **extra)
@@ -137,9 +153,8 @@ def set_threads(parallel: bool) -> None:
 
 
 def bench(name: str, args) -> None:
-    path = CORPORA / name
-    train_lines = read_lines(path, args.train_mb)
-    lines = read_lines(path, args.encode_mb)
+    train_lines = corpus_lines(name, args.train_mb)
+    lines = corpus_lines(name, args.encode_mb)
     megabytes = sum(len(line.encode("utf-8")) for line in lines) / 1e6
     batches = [lines[i:i + args.batch] for i in range(0, len(lines), args.batch)]
 
@@ -177,15 +192,12 @@ def bench(name: str, args) -> None:
         sys.stdout.flush()
 
     set_threads(False)      # as datasets does in its worker processes
-    map_lines = read_lines(path, args.map_mb)
+    map_lines = corpus_lines(name, args.map_mb)
     map_mb = sum(len(line.encode("utf-8")) for line in map_lines) / 1e6
     # a tokenizer that has encoded nothing, as after from_pretrained: its workers start cold
     # (unpickled in this process: rebuilt from its files, empty caches)
     fresh = {label: (lambda blob=pickle.dumps(contenders[label]): pickle.loads(blob))
              for label in ("HF BPE", "GreedTokTokenizerFast cover")}
-    # datasets alone: the map of a function that returns our cover's outputs, computed before
-    outputs = dict(contenders["GreedTokTokenizerFast cover"](map_lines))
-    map_anchor.OUTPUTS.update(outputs)
     # on disk and memory-mapped, as load_dataset gives it: an in-memory Dataset.from_dict would
     # be pickled whole to every worker, a cost of that setup and not of the map
     import datasets
@@ -193,7 +205,8 @@ def bench(name: str, args) -> None:
     data_dir = tempfile.TemporaryDirectory()
     datasets.Dataset.from_dict({"text": map_lines}).save_to_disk(os.path.join(data_dir.name, "text"))
     dataset = datasets.load_from_disk(os.path.join(data_dir.name, "text"))
-    fresh["datasets alone (our cover's outputs, precomputed)"] = lambda: None
+    alone = "datasets alone (our cover's outputs, precomputed)"
+    fresh[alone] = lambda: None
     print(f"\nDataset.map(tok, batched=True) over {map_mb:.2f} MB on disk ({len(map_lines):,} lines, batches of 1000), "
           f"fastest of {args.map_repeat}; a fresh tokenizer per run. Tokenizer CPU: of the tokenizer calls alone, "
           "summed over batches and workers. First batch: CPU of the tokenizer call on a worker's first batch "
@@ -202,6 +215,10 @@ def bench(name: str, args) -> None:
           "| tokenizer CPU 1 proc / 2 procs | first batch / median batch, 1 proc | same, 2 procs |")
     print("|---|---|---|---|---|---|---|---|")
     for label, make in fresh.items():
+        if label == alone:
+            # computed only now: a million live lists in this process would slow its garbage
+            # collector, and with it the tokenizers' one-process rows
+            map_anchor.OUTPUTS.update(contenders["GreedTokTokenizerFast cover"](map_lines))
         one = min((map_run(make(), dataset, 1) for _ in range(args.map_repeat)), key=lambda r: r[0])
         two = min((map_run(make(), dataset, 2) for _ in range(args.map_repeat)), key=lambda r: r[0])
         if one[2]:
@@ -218,7 +235,8 @@ def bench(name: str, args) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--corpora", nargs="+", default=["en_python_docs.txt", "en_brown.txt"])
+    p.add_argument("--corpora", nargs="+", default=["en_python_docs.txt", "en_brown.txt"],
+                   help="corpus files of ../shared/corpora, or 'mix': every running-text corpus (43 MB)")
     p.add_argument("--vocab-size", type=int, default=8192)
     p.add_argument("--train-mb", type=float, default=3.0)
     p.add_argument("--encode-mb", type=float, default=3.0)

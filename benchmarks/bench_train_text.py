@@ -27,10 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CORPORA, machine
-
-TEXT_CORPORA = ("en_brown.txt", "en_shakespeare_milton.txt", "en_python_docs.txt", "code_python_stdlib.txt",
-                "hi_devdas.txt", "zh_reviews.txt")
+from common import CORPORA, TEXT_CORPORA, machine
 N_BYTES = 256
 
 

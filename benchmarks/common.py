@@ -12,6 +12,9 @@ from typing import Any, Optional
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared")) / "corpora"
 REFERENCE_PYTHON = Path(os.environ.get("GREEDTOK_REF_PYTHON", "/work/refvenv/bin/python"))
+# every running-text corpus of ../shared/corpora (not the word-count tables): "the mix", 43 MB
+TEXT_CORPORA = ("en_brown.txt", "en_shakespeare_milton.txt", "en_python_docs.txt", "code_python_stdlib.txt",
+                "hi_devdas.txt", "zh_reviews.txt")
 
 
 def reference_available() -> bool:
