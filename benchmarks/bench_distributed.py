@@ -141,17 +141,15 @@ def worker(args: argparse.Namespace) -> dict:
 
 
 def shuffle_volume(files: list[str]) -> dict:
-    """What the merge's shuffle moves: the partial tables the counting map writes (Arrow)."""
+    """What the merge moves: the partial word tables the counting tasks return (Arrow)."""
+    import ray
     from hf_greedtok import ByteLevel
     from hf_greedtok.distributed.counting import _partial_tables
-    from hf_greedtok.defaults import DEFAULT_MAX_RETRIES
-    from hf_greedtok.distributed.session import task_retry_args
     from hf_greedtok.distributed.sources import resolve_inputs
     from hf_greedtok.special_tokens import counting_pipeline
     pre, norm = counting_pipeline(ByteLevel(), None, ())
-    tables = _partial_tables(None, resolve_inputs(files), pre, norm, "text", "strict",
-                             task_retry_args(DEFAULT_MAX_RETRIES)).materialize()
-    return {"partial_bytes": tables.size_bytes(), "partial_rows": tables.count()}
+    tables = ray.get(list(_partial_tables(None, resolve_inputs(files), pre, norm, "text", "strict", 1, {}, {})))
+    return {"partial_bytes": sum(t.nbytes for t in tables), "partial_rows": sum(t.num_rows for t in tables)}
 
 
 def run_worker(task: str, engine: str, cpus: int, files: list[Path], output: Path, tokenizer: Path) -> dict:

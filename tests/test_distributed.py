@@ -30,7 +30,6 @@ from hf_greedtok.formats.count_table import write_count_table  # noqa: E402
 from hf_greedtok.special_tokens import counting_pipeline  # noqa: E402
 from hf_greedtok.word_counts import count_words, count_words_in_files, read_count_tables  # noqa: E402
 
-FAST = "sort_shuffle_pull_based"
 SPECIALS = ("<|endoftext|>", "the")     # "the": a special token inside words, cut out everywhere
 
 
@@ -48,16 +47,39 @@ def single(paths, pre, normalizer=None, specials=()):
                                 show_progress=False)
 
 
-def test_text_files_equal_single_process_with_the_default_hash_shuffle(cluster, texts):
-    got = count_words_distributed(texts, ByteLevel(), show_progress=False)
+@pytest.mark.parametrize("partitions", [None, 1, 3], ids=["one-per-cpu", "one", "three"])
+def test_text_files_equal_single_process_in_any_number_of_partitions(cluster, texts, partitions):
+    got = count_words_distributed(texts, ByteLevel(), num_partitions=partitions, show_progress=False)
     assert got == single(texts, ByteLevel())
-    assert list(got.values()) == sorted(got.values(), reverse=True)     # the documented order
+    # the documented order: count descending, then word
+    assert list(got.items()) == sorted(got.items(), key=lambda item: (-item[1], item[0]))
+
+
+def test_many_files_are_summed_in_a_tree_of_tasks(cluster, tmp_path, monkeypatch):
+    """40 shards of en_brown with 3 tables per sum task: each partition's tables are summed on
+    three levels (40 = 27 + 9 + 3 + 1), and still every word has its single-process count."""
+    from hf_greedtok.distributed import counting
+    monkeypatch.setattr(counting, "FAN_IN", 3)
+    lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines(keepends=True)[:8000]
+    files = []
+    for k in range(40):
+        files.append(tmp_path / f"shard{k:02d}.txt")
+        files[-1].write_text("".join(lines[k::40]), encoding="utf-8")
+    got = count_words_distributed(files, ByteLevel(), num_partitions=2, show_progress=False)
+    assert got == count_words_in_files(files, ByteLevel(), num_proc=1, show_progress=False)
+    assert list(got.items()) == sorted(got.items(), key=lambda item: (-item[1], item[0]))
+
+
+def test_num_partitions_below_one_is_refused_before_ray_starts(tmp_path):
+    (tmp_path / "a.txt").write_text("a b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="num_partitions must be >= 1, got 0"):
+        count_words_distributed([tmp_path / "a.txt"], num_partitions=0, show_progress=False)
 
 
 @pytest.mark.parametrize("pre", [ByteLevel(), Metaspace()], ids=["bytes", "metaspace"])
 def test_special_tokens_and_a_normalizer(cluster, texts, pre):
     norm = UnicodeNormalizer("NFKC")
-    got = count_words_distributed(texts, pre, normalizer=norm, special_tokens=SPECIALS, shuffle_strategy=FAST,
+    got = count_words_distributed(texts, pre, normalizer=norm, special_tokens=SPECIALS,
                                   show_progress=False)
     expected = single(texts, pre, norm, SPECIALS)
     assert got == expected
@@ -68,8 +90,8 @@ def test_encoding_errors_as_single_process(cluster, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"good line\nbad \xff byte\n")
     with pytest.raises(CorpusError, match=r"bad\.txt, line 2: invalid UTF-8 \(byte 0xff\)"):
-        count_words_distributed([bad], shuffle_strategy=FAST, show_progress=False)
-    got = count_words_distributed([bad], encoding_errors="replace", shuffle_strategy=FAST, show_progress=False)
+        count_words_distributed([bad], show_progress=False)
+    got = count_words_distributed([bad], encoding_errors="replace", show_progress=False)
     assert got == count_words_in_files([bad], ByteLevel(), encoding_errors="replace", num_proc=1,
                                        show_progress=False)
     assert any("\ufffd" in w for w in got)
@@ -96,13 +118,13 @@ def test_jsonl_parquet_and_a_ray_dataset(cluster, documents):
     pre, norm = ByteLevel(), UnicodeNormalizer("NFC")
     one = count_words(paragraphs, *counting_pipeline(pre, norm, SPECIALS), num_proc=1, show_progress=False)
     got = count_words_distributed([jsonl, parquet], pre, normalizer=norm, special_tokens=SPECIALS,
-                                  shuffle_strategy=FAST, show_progress=False)
+                                  show_progress=False)
     assert got == Counter({w: 2 * c for w, c in one.items()})
     ds = ray.data.from_items([{"text": p} for p in paragraphs], override_num_blocks=2)   # not 200 tiny tasks
-    assert count_words_distributed(ds, pre, normalizer=norm, special_tokens=SPECIALS, shuffle_strategy=FAST,
+    assert count_words_distributed(ds, pre, normalizer=norm, special_tokens=SPECIALS,
                                    show_progress=False) == one
     with pytest.raises(CorpusError, match="no column 'body'"):
-        count_words_distributed(ds, text_column="body", shuffle_strategy=FAST, show_progress=False)
+        count_words_distributed(ds, text_column="body", show_progress=False)
 
 
 def test_a_missing_input_fails_before_ray_starts(tmp_path, texts):
@@ -152,7 +174,7 @@ def test_metaspace_tsv_round_trip(tmp_path):
 def test_training_on_distributed_counts_ranks_the_same_tokens(cluster, texts):
     """Issue 16 item 2a: count on Ray, train the exact trainer on the merged table."""
     pre = ByteLevel()
-    dist = count_words_distributed(texts, pre, special_tokens=SPECIALS, shuffle_strategy=FAST, show_progress=False)
+    dist = count_words_distributed(texts, pre, special_tokens=SPECIALS, show_progress=False)
     local = single(texts, pre, None, SPECIALS)
     # the merged table comes in another order than the local one (count, then word): the
     # trainer's tie order must not depend on it
@@ -259,7 +281,7 @@ def test_a_worker_killed_once_is_retried_and_the_results_stay_exact(cluster, sli
         os._exit(1)     # the first worker to get here dies, as a killed or lost node would
     ds = ray.data.from_items(rows, override_num_blocks=4).map_batches(
         crash_once, fn_kwargs=dict(marker=str(tmp_path / "count.crashed")), batch_format="pyarrow")
-    got = count_words_distributed(ds, ByteLevel(), shuffle_strategy=FAST, show_progress=False)
+    got = count_words_distributed(ds, ByteLevel(), show_progress=False)
     assert (tmp_path / "count.crashed").exists()
     assert got == count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
     ds = ray.data.from_items(rows, override_num_blocks=4).map_batches(
@@ -276,7 +298,7 @@ def test_hf_datasets_sources(cluster, slices, tmp_path):
     folder, files = slices
     docs = file_documents(files[1:])[:300]
     hf = datasets.Dataset.from_dict({"text": docs})
-    assert count_words_distributed(hf, ByteLevel(), shuffle_strategy=FAST, show_progress=False) == \
+    assert count_words_distributed(hf, ByteLevel(), show_progress=False) == \
         count_words(docs, ByteLevel(), num_proc=1, show_progress=False)
     out = tokenize_dataset(hf.select(range(299, -1, -1)), folder / "cover", tmp_path / "hf", num_workers=1,
                            show_progress=False)

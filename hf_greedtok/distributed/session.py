@@ -111,7 +111,7 @@ def ensure_ray(address: Optional[str] = None, num_cpus: Optional[int] = None, *,
 
 
 @contextlib.contextmanager
-def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strategy: Optional[str] = None,
+def data_settings(datasets: Sequence = (), *, show_progress: bool,
                   preserve_order: Optional[bool] = None, step: str = "Ray Data job",
                   max_retries: Optional[int] = None, cpu_free_reads: bool = False) -> Iterator[None]:
     """Ray Data settings for one run, restored afterwards: on the current ``DataContext`` and
@@ -128,13 +128,11 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
     tokenizing one parquet file with 2 actors on 2 CPUs hung, with 1 actor it finished)."""
     ray = require_ray()
     contexts = [ray.data.DataContext.get_current()] + [d.context for d in datasets]
-    saved = [(c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception,
+    saved = [(c.enable_progress_bars, c.raise_original_map_exception,
               c.execution_options.preserve_order, getattr(c, "use_datasource_v2", None)) for c in contexts]
     for c in contexts:
         c.enable_progress_bars = show_progress
         c.raise_original_map_exception = True
-        if shuffle_strategy is not None:
-            c.shuffle_strategy = shuffle_strategy
         if preserve_order is not None:
             c.execution_options.preserve_order = preserve_order
         if cpu_free_reads and hasattr(c, "use_datasource_v2"):
@@ -157,8 +155,8 @@ def data_settings(datasets: Sequence = (), *, show_progress: bool, shuffle_strat
         raise cause from None
     finally:
         data_log.setLevel(log_level)
-        for c, (bars, strategy, original, order, v2) in zip(contexts, saved):
-            c.enable_progress_bars, c.shuffle_strategy, c.raise_original_map_exception = bars, strategy, original
+        for c, (bars, original, order, v2) in zip(contexts, saved):
+            c.enable_progress_bars, c.raise_original_map_exception = bars, original
             c.execution_options.preserve_order = order
             if v2 is not None:
                 c.use_datasource_v2 = v2

@@ -34,6 +34,18 @@ def is_uri(path: str) -> bool:
     return "://" in path
 
 
+def read_bytes(path: str) -> bytes:
+    """A text file's bytes, read whole; a URI (``s3://``...) through pyarrow's filesystems, as
+    Ray Data reads one."""
+    if is_uri(path):
+        from pyarrow import fs
+        filesystem, inner = fs.FileSystem.from_uri(path)
+        with filesystem.open_input_stream(inner) as f:
+            return f.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]]) -> dict[str, list[str]]:
     """{kind: [files]} of ``inputs``, each a file, a glob (``*``, ``?``, ``[``; sorted matches) or a
     URI (passed through unchecked), in the order given; kinds with no file are left out.

@@ -1,14 +1,21 @@
-"""Tokenizing a dataset into parquet, on Ray Data or in this process (issue 16 item 3).
+"""Tokenizing a dataset into parquet, on Ray or in this process (issue 16 item 3).
 
 Shape of the Ray job::
 
-    files ─► read_binary_files (text, one block per file: the actors cut its lines)
-             read_json / read_parquet / a ray.data.Dataset / a datasets.Dataset ─► documents
+    text file k ─► one Ray task: read, cut lines, encode (the folder loaded once per worker
+                   process), write part-k.parquet
+    read_json / read_parquet / a ray.data.Dataset / a datasets.Dataset ─► documents
           ─► map_batches(_EncodeActor): an actor pool, each actor loading the folder once
-          ─► input_ids (list<int32>) [, attention_mask (list<int8>)]
-          ─► write_parquet into a new folder beside the output, renamed into place at the end
+          ─► write_parquet
+    each into a new folder beside the output, renamed into place at the end;
+    columns: input_ids (list<int32>) [, attention_mask (list<int8>)]
 
-Rows keep the input's order (Ray Data's ``preserve_order``; the local engine reads in order):
+Text files go to plain Ray tasks rather than Ray Data: on 43 MB with 2 CPUs the Ray Data job
+(read, actor pool, write) ran at 0.35x the local engine's speed, its fixed costs larger than
+the encoding (benchmarks/RESULTS.md, issue 16).
+
+Rows keep the input's order (text files: part k is file k; Ray Data's ``preserve_order``
+otherwise; the local engine reads in order):
 row k of the output, read back as one table (``pyarrow.parquet.read_table(output)``,
 ``datasets.load_dataset("parquet", data_files="OUTPUT/*.parquet")``,
 ``ray.data.read_parquet(output)``), is
@@ -39,7 +46,7 @@ from .encoding import FolderEncoder
 from .session import (actor_retry_args, data_settings, ensure_ray, is_dataset_source, settle_fsspec_http,
                       with_remote_args,
                       require_ray, task_retry_args, to_ray_dataset)
-from .sources import iter_documents, resolve_inputs
+from .sources import iter_documents, read_bytes, resolve_inputs
 
 if TYPE_CHECKING:
     import datasets
@@ -66,31 +73,84 @@ class TokenizedDataset:
 
 
 class _EncodeActor:
-    """One Ray actor's encoder: loads the folder once, then encodes the batches it is given:
-    documents (``text_column``), or with ``encoding_errors`` whole text files (columns ``bytes``,
-    ``path``), whose lines it cuts and encodes ``batch_size`` at a time, in order.
-
-    Cutting lines here rather than in a map step before the actors keeps the job one step
-    between read and write: a separate step would be a task needing a CPU slot the actors hold
-    whenever Ray does not fuse it into them (it fuses only steps with equal remote arguments,
-    and the actors' retry arguments are not valid for tasks)."""
+    """One Ray actor's encoder: loads the folder once, then encodes the batches of documents
+    (``text_column``) it is given."""
 
     def __init__(self, folder: str, mode: Optional[str], add_special_tokens: bool, attention_mask: bool,
-                 text_column: str, source: str, encoding_errors: Optional[str] = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+                 text_column: str, source: str) -> None:
         self.encoder = FolderEncoder(folder, mode=mode, add_special_tokens=add_special_tokens,
                                      attention_mask=attention_mask)
         self.text_column, self.source = text_column, source
-        self.encoding_errors, self.batch_size = encoding_errors, batch_size
 
-    def __call__(self, batch: "pa.Table") -> Iterator["pa.Table"]:
-        if self.encoding_errors is None:
-            yield _encode(self.encoder, batch, self.text_column, self.source)
-            return
-        for data, path in zip(batch.column("bytes").to_pylist(), batch.column("path").to_pylist()):
-            lines = _wc.text_lines(str(path), 1, data, self.encoding_errors)
-            for k in range(0, len(lines), self.batch_size):
-                yield self.encoder.encode_table(lines[k:k + self.batch_size])
+    def __call__(self, batch: "pa.Table") -> "pa.Table":
+        return _encode(self.encoder, batch, self.text_column, self.source)
+
+
+# The encoder a Ray worker process keeps between text-file tasks, with its key: folder, the
+# folder's files' (name, size, mtime) stamp (a folder rewritten in place is loaded afresh) and
+# the encoding options. One only: a worker serves one job at a time.
+_WORKER_ENCODER: list = [None, None]
+
+
+def _worker_encoder(key: tuple) -> FolderEncoder:
+    if _WORKER_ENCODER[0] != key:
+        folder, _, mode, add_special_tokens, attention_mask = key
+        _WORKER_ENCODER[:] = [key, FolderEncoder(folder, mode=mode, add_special_tokens=add_special_tokens,
+                                                 attention_mask=attention_mask)]
+    return _WORKER_ENCODER[1]
+
+
+def _folder_stamp(folder: Path) -> tuple:
+    return tuple(sorted((p.name, st.st_size, st.st_mtime_ns)
+                        for p in folder.iterdir() if p.is_file() for st in [p.stat()]))
+
+
+def _tokenize_text_file(path: str, target: str, key: tuple, encoding_errors: str, batch_size: int) -> int:
+    """Ray task: text file ``path``'s lines (cut as word counting cuts them), encoded
+    ``batch_size`` at a time into the parquet file ``target``; returns its rows. Written under a
+    ``_``-prefixed name (parquet readers skip it) and renamed, so a task killed mid-write and
+    rerun leaves one whole file."""
+    import pyarrow.parquet as pq
+    encoder = _worker_encoder(key)
+    lines = _wc.text_lines(path, 1, read_bytes(path), encoding_errors)
+    partial = os.path.join(os.path.dirname(target), "_" + os.path.basename(target) + ".partial")
+    if not lines:       # an empty table, so that readers find the columns
+        pq.write_table(encoder.encode_table([]), partial)
+    else:
+        writer = None
+        try:
+            for k in range(0, len(lines), batch_size):
+                table = encoder.encode_table(lines[k:k + batch_size])
+                if writer is None:
+                    writer = pq.ParquetWriter(partial, table.schema)
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
+    os.replace(partial, target)
+    return len(lines)
+
+
+def _write_text_files_on_ray(folder: Path, files: list[str], key: tuple, encoding_errors: str, batch_size: int,
+                             retries: dict, show_progress: bool) -> None:
+    """One task per text file, part k holding file k's rows (so the folder's order is the
+    inputs' order); waits for all of them, a bar counting finished files."""
+    import ray
+    from .._progress import progress_bar
+    task = ray.remote(_tokenize_text_file).options(**retries)
+    width = max(5, len(str(len(files) - 1)))
+    pending = [task.remote(f, str(folder / f"part-{k:0{width}d}.parquet"), key, encoding_errors, batch_size)
+               for k, f in enumerate(files)]
+    try:
+        with progress_bar(total=len(files), desc="tokenizing", unit="file", show=show_progress) as bar:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                ray.get(ready)      # a task's error surfaces here, with the first to fail
+                bar.update(1)
+    except BaseException:
+        for ref in pending:     # on a cluster we joined, nothing keeps writing after we gave up
+            ray.cancel(ref)
+        raise
 
 
 def _encode(encoder: FolderEncoder, batch: "pa.Table", column: str, source: str) -> "pa.Table":
@@ -117,12 +177,12 @@ def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
 
 
 def _ray_documents(source, kinds, text_column: str, workers: int,
-                   retries: dict) -> tuple["ray.data.Dataset", str, bool]:
-    """(Dataset of documents, or of whole text files; their name in errors; whether text
-    files); reads take the task arguments ``retries``."""
+                   retries: dict) -> tuple["ray.data.Dataset", str]:
+    """(Dataset of documents, their name in errors) of a Dataset or of JSON Lines or parquet
+    files; reads take the task arguments ``retries``."""
     import ray
     if kinds is None:
-        return source, f"dataset column {text_column!r}", False
+        return source, f"dataset column {text_column!r}"
     kind, files = _single_kind(kinds)
     names = [os.path.basename(f) if "://" not in f else f for f in files]
     # errors name the file when there is one; each task carries the name, so not thousands
@@ -132,16 +192,12 @@ def _ray_documents(source, kinds, text_column: str, workers: int,
     # most ``workers`` reads at a time, as slot-free tasks would otherwise all start at once,
     # each in a new worker process (measured: 16 files, 27 processes on a 1-CPU cluster)
     free = {"num_cpus": 0, "concurrency": workers}     # read_* keyword arguments
-    if kind == "text":
-        # one block per file; the encoder actors cut its lines
-        return with_remote_args(ray.data.read_binary_files, files, include_paths=True, override_num_blocks=len(files),
-                                remote_args=retries, **free), name, True
     if kind == "json":
         return with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
-                                remote_args=retries, **free), name, False
+                                remote_args=retries, **free), name
     settle_fsspec_http()
     return with_remote_args(ray.data.read_parquet, files, remote_args=retries, **free).select_columns([text_column]), \
-        name, False
+        name
 
 
 def _local_documents(kinds: dict[str, list[str]], text_column: str, encoding_errors: str,
@@ -204,8 +260,9 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         tokenizer_dir: any folder ``hf-greedtok train`` writes, or a ``Tokenizer.save`` folder.
         output: the folder to create (a path every Ray worker can write, e.g. a shared file
             system; one machine: any local path).
-        engine: "ray" (Ray Data: ``map_batches`` over an actor pool, each actor loading the
-            tokenizer once) or "local" (this process, ``num_threads`` native encoder threads).
+        engine: "ray" (text files: one Ray task per file, each worker process loading the
+            tokenizer once; documents: Ray Data ``map_batches`` over an actor pool, each actor
+            loading it once) or "local" (this process, ``num_threads`` native encoder threads).
         mode: "cover" or "optimal" for GreedTok folders (default: the folder's).
         add_special_tokens: BOS/EOS as the folder's post-processor adds them (``tok(text)``).
         attention_mask: also write ``attention_mask`` (list<int8>, all ones).
@@ -216,10 +273,11 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             initialized; ``"auto"`` or an address joins one; an existing connection is used.
         num_workers: Ray: encoder actors (default: the cluster's CPUs).
         num_threads: local: encoder threads.
-        max_retries: Ray: reruns of a read or write task whose worker process died, restarts
-            of a dead encoder actor and resends of its batch; ids stay exact (a batch is encoded
-            afresh). None: Ray Data's default, forever.
-        show_progress: Ray Data's progress bars and INFO lines.
+        max_retries: Ray: reruns of a text file's task or of a read or write task whose worker
+            process died, restarts of a dead encoder actor and resends of its batch; ids stay
+            exact (a file or batch is encoded afresh). None: forever.
+        show_progress: a bar of the text files done, or Ray Data's progress bars; Ray's INFO
+            lines.
 
     Returns:
         :class:`TokenizedDataset`. Row k of ``pyarrow.parquet.read_table(output)`` holds
@@ -283,11 +341,18 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             with data_settings([] if dataset is None else [dataset], show_progress=show_progress,
                                preserve_order=True, step="tokenizing", max_retries=max_retries,
                                cpu_free_reads=True):
-                docs, name, text_files = _ray_documents(dataset, kinds, text_column, workers, retries)
+                if kinds is not None and "text" in kinds:
+                    resolved = tokenizer_dir.resolve()
+                    key = (str(resolved), _folder_stamp(resolved), mode, add_special_tokens, attention_mask)
+                    # Ray Core's default is 3 retries; None means forever here, as in Ray Data
+                    _write_text_files_on_ray(folder, kinds["text"], key, encoding_errors, batch_size,
+                                             {"max_retries": -1 if max_retries is None else max_retries},
+                                             show_progress)
+                    return
+                docs, name = _ray_documents(dataset, kinds, text_column, workers, retries)
                 ids = with_remote_args(docs.map_batches, _EncodeActor, fn_constructor_kwargs=dict(
-                    folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, batch_size=batch_size,
-                    encoding_errors=encoding_errors if text_files else None, **args),
-                    batch_size=1 if text_files else batch_size, batch_format="pyarrow", zero_copy_batch=True,
+                    folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, **args),
+                    batch_size=batch_size, batch_format="pyarrow", zero_copy_batch=True,
                     compute=ray.data.ActorPoolStrategy(size=workers), remote_args=actor_retry_args(max_retries))
                 with_remote_args(ids.write_parquet, str(folder), remote_args={"num_cpus": 0, **retries},  # as the reads
                                  concurrency=workers)
