@@ -87,20 +87,21 @@ def run(variant, size_flag: str, size: int, train: Path, text: Path, seen: Path,
             "fertility": r["fertility"], "pcw": r["proportion_continued_words"],
             "mark_initial": r["mark_initial_tokens"], "mark_initial_share": r["mark_initial_share"],
             "dv_tokens": r["dependent_vowel_tokens"], "mark_initial_seen": r_seen["mark_initial_tokens"],
+            "avoidable": r["avoidable_mark_initial_tokens"], "mid_character": r["mid_character_tokens"],
             "boundary_precision": r["boundary_precision"], "boundary_recall": r["boundary_recall"],
             "boundary_f1": r["boundary_f1"], "renyi": r["renyi_efficiency"], "trained": said.getvalue().strip()}
 
 
 def table(rows: list[dict], size_flag: str) -> str:
-    head = ("| size | variant | vocab | fertility | PCW | mark-initial | (seen-unit lines) | DV tokens | "
-            "boundary P | R | F1 | Rényi 2.5 |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+    head = ("| size | variant | vocab | fertility | PCW | mark-initial | (seen-unit lines) | avoidable | DV tokens | "
+            "mid-character | boundary P | R | F1 | Rényi 2.5 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         if r["size_flag"] != size_flag:
             continue
         lines.append(f"| {r['size']} | {r['variant']} | {r['vocab_size']} | {r['fertility']:.4f} | {r['pcw']:.3f} | "
                      f"{r['mark_initial']} ({100 * r['mark_initial_share']:.2f} %) | {r['mark_initial_seen']} | "
-                     f"{r['dv_tokens']} | {r['boundary_precision']:.3f} | {r['boundary_recall']:.3f} | "
+                     f"{r['avoidable']} | {r['dv_tokens']} | {r['mid_character']} | {r['boundary_precision']:.3f} | {r['boundary_recall']:.3f} | "
                      f"{r['boundary_f1']:.3f} | {r['renyi']:.4f} |")
     return "\n".join(lines)
 
@@ -110,6 +111,7 @@ def main() -> int:
     p.add_argument("--sizes", type=int, nargs="+", default=[2000, 4000, 8000], help="equal learned tokens K")
     p.add_argument("--totals", type=int, nargs="+", default=[4000, 8000, 16000], help="equal final vocab size")
     p.add_argument("--json", type=Path, help="also write the rows as JSON")
+    p.add_argument("--only", nargs="+", choices=[v[0] for v in VARIANTS], help="run these variants only")
     args = p.parse_args()
     train, text = CORPORA / "hi_news_wordcounts.tsv", CORPORA / "hi_devdas.txt"
     rows = []
@@ -125,6 +127,8 @@ def main() -> int:
         for size_flag, sizes in (("--vocab-size", args.sizes), ("--total-vocab-size", args.totals)):
             for size in sizes:
                 for v in VARIANTS:
+                    if args.only and v[0] not in args.only:
+                        continue
                     rows.append(run(v, size_flag, size, train, text, seen, lookup, gold, folder))
                     print(json.dumps({k: v for k, v in rows[-1].items() if k != "trained"}), file=sys.stderr)
     print("\nEqual learned tokens (K = BPE/CBPE merges = GreedTok k):\n")

@@ -7,9 +7,11 @@ tokens in rank order, so a vocabulary grown by resumed training only appends ids
 * character level: ``[specials][alphabet in code point order][<0x00>..<0xFF>][ranked tokens]``,
   the 256 byte tokens being the byte fallback for characters outside the alphabet;
 * script-aware units ("marks", "vowels"; :mod:`hf_greedtok.indic.units`): the same layout with the
-  unit alphabet (sorted unit strings, some of several characters) in place of characters. A unit
-  not seen in training is split into the longest seen units it begins with, and characters that
-  begin none fall back to bytes (:func:`hf_greedtok.indic.units.pack_codes`).
+  unit alphabet (sorted unit strings, some of several characters, and every character of those
+  units alone: :func:`hf_greedtok.trainers.singleton_alphabet`) in place of characters. A unit
+  not seen in training is split into the longest seen units it begins with, then single
+  characters; only characters outside the alphabet fall back to bytes
+  (:func:`hf_greedtok.indic.units.pack_codes`).
 
 Foreign vocabularies (tiktoken files, HF BPE files) keep their own ids; see
 :mod:`hf_greedtok.formats.foreign`.

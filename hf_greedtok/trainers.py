@@ -199,10 +199,7 @@ class GreedTokTrainer:
         self._cache_words = most_frequent(words_in, counts, CACHE_WORDS)
         if singletons > INT64_MAX:
             raise CorpusError(source, None, _too_large(word_counts, singletons))
-        alphabet: set[str] = set()
-        if self.pre_tokenizer.unit_kind != "bytes":
-            alphabet.update(itertools.chain.from_iterable(words), itertools.chain.from_iterable(self.pinned))
-        self._alphabet = sorted(alphabet)
+        self._alphabet = singleton_alphabet(itertools.chain(words, self.pinned), self.pre_tokenizer.unit_kind)
         if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
             pack = pack_units
         else:
@@ -332,6 +329,23 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+def singleton_alphabet(unit_sequences: Iterable[Sequence[str]], unit_kind: str) -> list[str]:
+    """The sorted singletons of a character-level or script-aware vocabulary: every unit of the
+    training words (and pinned tokens), given as unit sequences (``pre_tokenizer.word_units``),
+    plus, for script-aware units, every character of those units. With those characters, a
+    unit never seen in training (ज़ + ा in unseen text, the nukta letters being NFC composition
+    exclusions) falls back to its longest seen prefix and single characters, never to the
+    bytes of a character the tokenizer knows (issue 19 item 1). Byte level: [] (the 256 bytes
+    are fixed).
+    """
+    if unit_kind == "bytes":
+        return []
+    alphabet = set(itertools.chain.from_iterable(unit_sequences))
+    if unit_kind != "chars":
+        alphabet.update(c for unit in list(alphabet) if len(unit) > 1 for c in unit)
+    return sorted(alphabet)
 
 
 def _check_counts_and_lengths(word_counts: Mapping[str, int], pre_tokenizer: PreTokenizer, source: str) -> None:

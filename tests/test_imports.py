@@ -35,7 +35,7 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.models": ["MODES"],
     "hf_greedtok.pre_tokenizers": ["ByteLevel", "Metaspace", "PreTokenizer", "replace_surrogates"],
     "hf_greedtok.special_tokens": ["check_special_tokens", "counting_pipeline"],
-    "hf_greedtok.trainers": ["GreedTokTrainer"],
+    "hf_greedtok.trainers": ["GreedTokTrainer", "singleton_alphabet"],
     "hf_greedtok.word_counts": ["count_words"],
     "hf_greedtok.atomic": ["atomic_write_text"],
     "hf_greedtok.errors": ["GreedTokFileError"],

@@ -5,6 +5,7 @@ to report in one line."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
@@ -21,7 +22,7 @@ from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
 from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
-from ..trainers import GreedTokTrainer
+from ..trainers import GreedTokTrainer, singleton_alphabet
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
 from ..output_folders import check_target, check_writable, write_folder
 
@@ -110,7 +111,8 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
     if k is None:
-        fixed = 256 if units == "bytes" else 256 + len({u for w in wc for u in pre.word_units(w)})
+        pinned = [pre.word_units(t) for t in args.pin or ()]
+        fixed = 256 + len(singleton_alphabet(itertools.chain(map(pre.word_units, wc), pinned), pre.unit_kind))
         k = args.total_vocab_size - fixed - len(specials)
         if k < 1:
             raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "

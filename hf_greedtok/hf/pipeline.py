@@ -100,12 +100,24 @@ def pure_optimal_problem(tok: Tokenizer) -> Optional[str]:
 # ---------------------------------------------------------------------- standard components
 
 def unigram_vocab(tok: Tokenizer) -> list[tuple[str, float]]:
-    """(piece, score) in id order: the Unigram model's vocabulary, length ``vocab_size``."""
+    """(piece, score) in id order: the Unigram model's vocabulary, length ``vocab_size``.
+
+    Script-aware units: a singleton that attaches to the unit before it (a lone mark or vowel
+    sign: the fallback for units never seen in training) scores below every path that keeps
+    seen units whole. Replacing the token that ends inside a unit (at most L units, the longest
+    ranked token) and the lone sign by whole units adds at most L pieces, so the score
+    -(L + 2) per lone sign makes Viterbi use one only where the native encoders do: inside an
+    unseen unit, after its longest seen prefix."""
     m = tok.model
     low = set(m.special_token_ids.values())
+    scores = {}
     if m.unit_kind != "bytes":
         low.update(m.byte_fallback_ids)
-    return [(s, UNSELECTABLE_SCORE if i in low else PIECE_SCORE) for i, s in enumerate(m._id_to_str)]
+    if m.splitter is not None:
+        longest = max((len(m.splitter.split(t)) for t in m.ranked_tokens), default=1)
+        fallback = -(longest + 2.0)
+        scores = {m.token_to_id(u): fallback for u in m.alphabet if len(u) == 1 and m.splitter.attaches(u)}
+    return [(s, UNSELECTABLE_SCORE if i in low else scores.get(i, PIECE_SCORE)) for i, s in enumerate(m._id_to_str)]
 
 
 def standard_normalizer(pre: PreTokenizer, normalizer: Optional[UnicodeNormalizer] = None

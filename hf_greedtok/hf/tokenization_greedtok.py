@@ -38,7 +38,7 @@ from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
 from hf_greedtok.pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
-from hf_greedtok.trainers import GreedTokTrainer
+from hf_greedtok.trainers import GreedTokTrainer, singleton_alphabet
 from hf_greedtok.word_counts import count_words
 
 
@@ -379,10 +379,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
         counts = count_words(texts, *counting_pipeline(old.pre_tokenizer, old.normalizer, specials),
                              num_proc=num_proc, show_progress=show)
-        if old.model.unit_kind == "bytes":
-            fixed = 256
-        else:
-            fixed = len({c for w in counts for c in old.pre_tokenizer.word_units(w)}) + 256
+        fixed = 256 + len(singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind))
         k = vocab_size - fixed - len(specials)
         if k < 1:
             raise ValueError(f"vocab_size {vocab_size} leaves no learned tokens: {len(specials)} special "

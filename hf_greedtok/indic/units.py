@@ -83,6 +83,12 @@ class UnitSplitter:
             return list(word)
         return self._regex.findall(word)
 
+    def attaches(self, char: str) -> bool:
+        """Whether ``char`` joins the unit before it (a combining mark for "marks", a dependent
+        vowel sign for "vowels"; never for "chars"): alone, it is a unit only where nothing
+        precedes it, so as a singleton it serves the fallback for unseen units."""
+        return self.kind != "chars" and len(self.split("a" + char)) == 1
+
     def unit_starts(self, word: str) -> set[int]:
         """Character offsets in ``word`` where a unit starts (0 included for a non-empty word)."""
         if self.kind == "chars":
@@ -105,8 +111,9 @@ def pack_codes(words: Sequence[Sequence[str]], codes: dict[str, int]) -> tuple[n
 
     A unit missing from ``codes`` (not seen in training, e.g. ब्+ZWNJ) is split into the
     longest seen units it begins with (ब्, then ZWNJ), and characters that start no seen unit
-    are passed as code points, which the encoders treat as single characters (byte fallback if
-    those are unknown too). This is the fallback HF BPE's unit merges give CBPE.
+    are passed as code points, which the encoders treat as single characters: script-aware
+    GreedTok has every character of its units as a singleton, so only characters it never saw
+    fall back to bytes. This is the fallback HF BPE's unit merges give CBPE.
     """
     flat: list[int] = []
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
