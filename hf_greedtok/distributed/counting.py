@@ -40,7 +40,7 @@ from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
 from .._progress import progress_bar
-from .session import (data_settings, ensure_ray, is_dataset_source, require_ray, settle_fsspec_http,
+from .session import (data_settings, ensure_ray, finished, is_dataset_source, require_ray, settle_fsspec_http,
                       task_retry_args, to_ray_dataset, with_remote_args)
 from .sources import is_uri, read_bytes, resolve_inputs
 
@@ -256,6 +256,5 @@ def _partial_tables(dataset: Optional["ray.data.Dataset"], kinds: Optional[dict]
         for bundle in blocks.iter_internal_ref_bundles():
             for ref in bundle.block_refs:
                 yield split.remote(ref, parts)
-    while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        yield pending.pop(ready[0])
+    for ref in finished(list(pending)):
+        yield pending.pop(ref)

@@ -84,6 +84,18 @@ def lost_worker(error: BaseException, step: str, max_retries: Optional[int]) -> 
                                  f"crashed; see the Ray workers' logs): {type(error).__name__}: {reason}")
 
 
+def finished(refs: Sequence, poll_seconds: float = 0.2) -> Iterator:
+    """``refs`` (Ray ObjectRefs), each yielded once its task has finished (or failed), in the
+    order they finish. One ``ray.wait`` takes every ref ready within ``poll_seconds``: waiting
+    for one ref at a time would scan all pending refs per finished task, quadratic in the number
+    of files."""
+    ray = require_ray()
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=len(pending), timeout=poll_seconds)
+        yield from ready
+
+
 def require_ray():
     """The ``ray`` module, or ImportError saying how to install the extra."""
     try:

@@ -43,7 +43,7 @@ from ..errors import CorpusError
 from ..hf.folder import check_tokenizer_folder
 from .. import word_counts as _wc
 from .encoding import FolderEncoder
-from .session import (actor_retry_args, data_settings, ensure_ray, is_dataset_source, settle_fsspec_http,
+from .session import (actor_retry_args, data_settings, ensure_ray, finished, is_dataset_source, settle_fsspec_http,
                       with_remote_args,
                       require_ray, task_retry_args, to_ray_dataset)
 from .sources import iter_documents, read_bytes, resolve_inputs
@@ -141,15 +141,17 @@ def _write_text_files_on_ray(folder: Path, files: list[str], key: tuple, encodin
     width = max(5, len(str(len(files) - 1)))
     pending = [task.remote(f, str(folder / f"part-{k:0{width}d}.parquet"), key, encoding_errors, batch_size)
                for k, f in enumerate(files)]
+    done = set()
     try:
         with progress_bar(total=len(files), desc="tokenizing", unit="file", show=show_progress) as bar:
-            while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
-                ray.get(ready)      # a task's error surfaces here, with the first to fail
+            for ref in finished(pending):
+                ray.get(ref)        # a task's error surfaces here, with the first to fail
+                done.add(ref)
                 bar.update(1)
     except BaseException:
         for ref in pending:     # on a cluster we joined, nothing keeps writing after we gave up
-            ray.cancel(ref)
+            if ref not in done:
+                ray.cancel(ref)
         raise
 
 
