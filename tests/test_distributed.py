@@ -113,6 +113,15 @@ def documents(tmp_path_factory):
     return paragraphs, jsonl, parquet
 
 
+def test_text_files_and_documents_in_one_count(cluster, texts, documents):
+    """Text files go to Ray tasks and JSON Lines to Ray Data, both into the same partitions."""
+    paragraphs, jsonl, _ = documents
+    pre = ByteLevel()
+    got = count_words_distributed([*texts, jsonl], pre, num_partitions=3, show_progress=False)
+    assert got == single(texts, pre) + count_words(paragraphs, *counting_pipeline(pre, None, ()), num_proc=1,
+                                                   show_progress=False)
+
+
 def test_jsonl_parquet_and_a_ray_dataset(cluster, documents):
     paragraphs, jsonl, parquet = documents
     pre, norm = ByteLevel(), UnicodeNormalizer("NFC")
