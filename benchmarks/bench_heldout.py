@@ -8,9 +8,15 @@ Rows: GreedTok (cover and optimal) with each ``--splits`` split and each ``--var
 setting (JSON keyword arguments of ``GreedTokTrainer``, e.g. ``{"min_frequency": 20}``); values
 are total tokens relative to BPE's (negative: fewer tokens than BPE).
 
-Two more kinds of variant, outside the trainer: ``{"count_discount": D}`` trains on word counts
+More kinds of variant, outside the trainer: ``{"count_discount": D}`` trains on word counts
 lowered by D (words seen D times or fewer dropped), ``{"min_word_types": T}`` keeps only
-candidates found in at least T distinct training words (through ``candidates=``); the other
+candidates found in at least T distinct training words, and ``{"support_parts": S,
+"support_min": P, "support_block": B}`` splits the training lines into S parts (line k of the
+training lines to part (k // B) % S: blocks of B lines dealt round-robin, B = 1 by default) and
+keeps only candidates found in the words of at least P parts (default P = S), so that strings
+concentrated in one stretch of the corpus (names, archaic words) drop out while frequent whole
+words such as " the" stay. Both filters pass the trainer the byte substrings of
+2 to max_token_length bytes of the pre-tokenized words (through ``candidates=``); the other
 keys go to ``GreedTokTrainer``.
 
 ``--why`` adds the vocabulary comparison at the first total: tokens only GreedTok has and only
@@ -34,6 +40,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from hf_greedtok import GreedTokTrainer
+from hf_greedtok.defaults import DEFAULT_MAX_TOKEN_LENGTH
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 from hf_greedtok.pre_tokenizers import ByteLevel
 from hf_greedtok.pre_tokenizers.byte_level import unicode_to_bytes
@@ -54,18 +61,34 @@ def train_bpe(train: list[str], total: int) -> HFTokenizer:
     return bpe
 
 
-def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict):
-    """GreedTok at ``total`` ids on ``counts`` with the variant ``kw`` (see the module docstring)."""
+def word_types_per_substring(words, longest: int) -> Counter:
+    """For each byte substring of 2..``longest`` bytes of the (str) ``words``: in how many of
+    them it occurs; these are the byte-level trainer's candidates."""
+    types: Counter = Counter()
+    for w in words:
+        b = w.encode("utf-8")
+        types.update({b[i:j] for i in range(len(b)) for j in range(i + 2, min(len(b), i + longest) + 1)})
+    return types
+
+
+def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: list[str]):
+    """GreedTok at ``total`` ids on ``counts`` (the words of the lines ``train``) with the
+    variant ``kw`` (see the module docstring)."""
     discount, min_types = kw.pop("count_discount", 0), kw.pop("min_word_types", 0)
+    parts = kw.pop("support_parts", 0)
+    min_parts, block = kw.pop("support_min", parts), kw.pop("support_block", 1)
+    longest = kw.get("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)
     if discount:
         counts = Counter({w: c - discount for w, c in counts.items() if c > discount})
     if min_types:
-        types: Counter = Counter()
-        longest = kw.get("max_token_length", 24)
-        for w in counts:
-            b = w.encode("utf-8")
-            types.update({b[i:j] for i in range(len(b)) for j in range(i + 2, min(len(b), i + longest) + 1)})
-        kw["candidates"] = [s for s, c in types.items() if c >= min_types]
+        kw["candidates"] = [s for s, c in word_types_per_substring(counts, longest).items() if c >= min_types]
+    if parts:
+        support: Counter = Counter()
+        for k in range(parts):
+            part = [line for i, line in enumerate(train) if (i // block) % parts == k]
+            support.update(word_types_per_substring(count_words(part, pre, None, show_progress=False),
+                                                    longest).keys())
+        kw["candidates"] = [s for s, c in support.items() if c >= min_parts]
     return GreedTokTrainer(total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
 
 
@@ -119,7 +142,7 @@ def main() -> None:
             pre = ByteLevel(split)
             counts = count_words(train, pre, None, show_progress=False)
             for kw in variants:
-                tok = train_variant(counts, total, pre, dict(kw))
+                tok = train_variant(counts, total, pre, dict(kw), train)
                 for mode in ("cover", "optimal"):
                     cells = [f"{100 * (int(tok.encode_batch_flat(v, mode=mode)[1][-1]) / base[k] - 1):+.2f}%"
                              for k, v in evals.items()]
