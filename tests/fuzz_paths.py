@@ -295,7 +295,9 @@ CLI_FOLDERS = {          # name -> `hf-greedtok train` arguments besides input, 
     "bpe-chars": ["--algorithm", "bpe", "--units", "chars"],
     "bpe-bytes": ["--algorithm", "bpe", "--units", "bytes"],
     "lookup-cbpe-marks": ["--algorithm", "cbpe", "--units", "marks", "--lookup", "LOOKUP"],
-    "lookup-greedtok-marks": ["--algorithm", "greedtok", "--units", "marks", "--lookup", "LOOKUP"],
+    # --mode cover: these pairs check the lookup folder's cover step (train saves optimal by
+    # default; a saved folder's optimal encoder is fuzzed through the auto-<units>-optimal paths)
+    "lookup-greedtok-marks": ["--algorithm", "greedtok", "--units", "marks", "--lookup", "LOOKUP", "--mode", "cover"],
 }
 for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks"):
     ENCODER_NAMES += [f"{_f}-file", f"{_f}-auto"]

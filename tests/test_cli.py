@@ -34,6 +34,31 @@ def test_train_evaluate_encode_on_the_example_text(tmp_path, capsys):
     assert shown["round_trip"] and shown["decoded"] == "Ambrose Bierce, 1911 — ok"
 
 
+def test_train_saves_the_optimal_encoder_unless_told(tmp_path, capsys):
+    """The default encoder is the minimum-token segmentation: never more tokens than cover on
+    any text, here on the training text and on text from another book."""
+    from transformers import AutoTokenizer
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "--output", str(out), "--quiet"]) == 0
+    tok = Tokenizer.load(out)
+    assert tok.mode == "optimal"
+    hf = AutoTokenizer.from_pretrained(str(out))
+    other = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:2000]
+    for lines in (EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:2000], other):
+        ids = hf(lines, add_special_tokens=False)["input_ids"]
+        assert ids == [tok.encode(line, mode="optimal") for line in lines]
+        assert sum(map(len, ids)) < sum(len(tok.encode(line, mode="cover")) for line in lines)
+    assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "--mode", "cover", "--output",
+                 str(tmp_path / "cover"), "--quiet"]) == 0
+    assert Tokenizer.load(tmp_path / "cover").mode == "cover"
+    capsys.readouterr()
+    # --mode is GreedTok's: BPE refuses it rather than ignoring it
+    assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "--algorithm", "bpe", "--mode", "cover",
+                 "--output", str(tmp_path / "bpe"), "--quiet"]) == 2
+    assert "--mode: GreedTok options, not used by --algorithm bpe" in capsys.readouterr().err
+    assert not (tmp_path / "bpe").exists()
+
+
 def test_train_on_count_table_with_max_token_length(tmp_path, capsys):
     out = tmp_path / "wiki"
     table = corpus("hi_news_wordcounts.tsv")

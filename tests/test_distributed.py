@@ -209,9 +209,9 @@ def slices(tmp_path_factory):
         files.append(folder / name)
         files[-1].write_text(head, encoding="utf-8", newline="")
     common = [*map(str, files), "-k", "400", "--quiet"]
-    assert main(["train", *common, "-o", str(folder / "cover"), "--bos-token", "<s>", "--eos-token", "</s>",
-                 "--add-bos-token", "--add-eos-token"]) == 0
-    assert main(["train", *common, "-o", str(folder / "optimal"), "--mode", "optimal"]) == 0
+    assert main(["train", *common, "-o", str(folder / "cover"), "--mode", "cover", "--bos-token", "<s>",
+                 "--eos-token", "</s>", "--add-bos-token", "--add-eos-token"]) == 0
+    assert main(["train", *common, "-o", str(folder / "optimal")]) == 0      # optimal: train's default
     return folder, [str(f) for f in files]
 
 

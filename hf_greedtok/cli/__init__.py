@@ -132,8 +132,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--pad-token", help="padding special token (added to the special tokens)")
     t.add_argument("--add-bos-token", action="store_true", help="the HF tokenizer adds BOS to every sequence")
     t.add_argument("--add-eos-token", action="store_true", help="the HF tokenizer adds EOS to every sequence")
-    t.add_argument("--mode", choices=["cover", "optimal"], default="cover",
-                   help="default encoder of the saved tokenizer (default %(default)s)")
+    t.add_argument("--mode", choices=["cover", "optimal"], default=None,
+                   help="default encoder of a saved GreedTok tokenizer (default: optimal, the fewest tokens "
+                        "for every word; cover is the paper's Algorithm 4)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
     t.add_argument("--num-threads", type=positive_int, default=None,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE
 from ..errors import CorpusError
 from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
@@ -122,10 +122,10 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
         pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
     tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
-    tok.mode = args.mode
+    tok.mode = args.mode or DEFAULT_MODE
     def write(folder: Path) -> None:
         # the folder GreedTokTokenizerFast.save_pretrained writes, without importing transformers
-        save_greedtok_folder(tok, folder, mode=args.mode, add_bos_token=args.add_bos_token,
+        save_greedtok_folder(tok, folder, mode=tok.mode, add_bos_token=args.add_bos_token,
                              add_eos_token=args.add_eos_token, **{k: v for k, v in named.items() if v})
     info = tok.training_info
     if info["k_learned"] == 0:
@@ -136,7 +136,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     took = trainer.timings
     return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "
-                    f"{info['tokens_per_word']:.4f} tokens per word on the training words; "
+                    f"{info['tokens_per_word']:.4f} tokens per word on the training words (cover); "
                     f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
 
 
@@ -145,7 +145,7 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
 
     from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
     only_greedtok = [flag for flag, used in (
-        ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode != "cover"),
+        ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
