@@ -63,11 +63,13 @@ def _table(counts: Counter):
                      "count": pa.array(list(counts.values()), pa.int64())})
 
 
-def _partitions(table, parts: int) -> tuple:
-    """``table``'s rows in ``parts`` tables by CRC-32 of the word's UTF-8 (the same partition
-    for a word on every worker and machine; Python's own str hash is salted per process)."""
+def _partitions(table, parts: int):
+    """Ray task (and the tail of :func:`_count_text_file`): ``table``'s rows in ``parts`` tables
+    by CRC-32 of the word's UTF-8 (the same partition for a word on every worker and machine;
+    Python's own str hash is salted per process). A tuple of tables, or the table itself when
+    ``parts`` is 1, as Ray's ``num_returns`` expects."""
     if parts == 1:
-        return (table,)
+        return table
     import numpy as np
     import pyarrow as pa
     words = table.column("word").to_pylist()
@@ -76,11 +78,9 @@ def _partitions(table, parts: int) -> tuple:
 
 
 def _count_text_file(path: str, parts: int, pre, normalizer, encoding_errors: str):
-    """Ray task: one text file -> its word table in ``parts`` partitions (a tuple of tables,
-    one table when ``parts`` is 1: Ray's ``num_returns``)."""
+    """Ray task: one text file -> its word table in ``parts`` partitions (:func:`_partitions`)."""
     _wc._init_worker(pre, normalizer, encoding_errors)   # the worker state _count_file_chunk reads
-    tables = _partitions(_table(_wc._count_file_chunk((path, 1, read_bytes(path)))), parts)
-    return tables if parts > 1 else tables[0]
+    return _partitions(_table(_wc._count_file_chunk((path, 1, read_bytes(path)))), parts)
 
 
 def _count_documents(batch, pre, normalizer, column: str, source: str):
@@ -89,12 +89,6 @@ def _count_documents(batch, pre, normalizer, column: str, source: str):
     if column not in batch.column_names:
         raise CorpusError(source, None, f"no column {column!r} (columns: {batch.column_names})")
     return _table(_wc._count_text_batch((source, 0, batch.column(column).to_pylist())))
-
-
-def _split_block(table, parts: int):
-    """Ray task: one block of Ray Data's partial tables -> ``parts`` partitions (as above)."""
-    tables = _partitions(table, parts)
-    return tables if parts > 1 else tables[0]
 
 
 def _sum_tables(*tables):
@@ -251,7 +245,7 @@ def _partial_tables(dataset: Optional["ray.data.Dataset"], kinds: Optional[dict]
             tables.append(with_remote_args(ds.map_batches, _count_documents, **{**doc_args, "fn_kwargs": {
                 **doc_args["fn_kwargs"], "source": name}}))
     if tables:
-        split = ray.remote(_split_block).options(num_returns=parts, **core_retries)
+        split = ray.remote(_partitions).options(num_returns=parts, **core_retries)
         blocks = tables[0].union(*tables[1:]) if len(tables) > 1 else tables[0]
         for bundle in blocks.iter_internal_ref_bundles():
             for ref in bundle.block_refs:

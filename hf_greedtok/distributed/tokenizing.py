@@ -141,17 +141,15 @@ def _write_text_files_on_ray(folder: Path, files: list[str], key: tuple, encodin
     width = max(5, len(str(len(files) - 1)))
     pending = [task.remote(f, str(folder / f"part-{k:0{width}d}.parquet"), key, encoding_errors, batch_size)
                for k, f in enumerate(files)]
-    done = set()
     try:
         with progress_bar(total=len(files), desc="tokenizing", unit="file", show=show_progress) as bar:
             for ref in finished(pending):
                 ray.get(ref)        # a task's error surfaces here, with the first to fail
-                done.add(ref)
                 bar.update(1)
     except BaseException:
-        for ref in pending:     # on a cluster we joined, nothing keeps writing after we gave up
-            if ref not in done:
-                ray.cancel(ref)
+        # on a cluster we joined, nothing keeps writing after we gave up (finished tasks ignore it)
+        for ref in pending:
+            ray.cancel(ref)
         raise
 
 
