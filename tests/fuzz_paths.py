@@ -22,8 +22,9 @@ Paths (``Encoder``; names are what tests are parametrized with):
   the one in a cover folder (``folderjson-<units>-cover``) and in lookup folders like the folder,
   or refuse to load (:func:`refusal_problem` lists the accepted refusals);
 * folders written by ``hf-greedtok train``: BPE/CBPE (``cbpe-marks``, ``cbpe-vowels``,
-  ``bpe-chars``, ``bpe-bytes``; ``-file`` = its tokenizer.json, ``-auto`` = AutoTokenizer) and
-  lookup folders (``lookup-greedtok-marks-*``, ``lookup-cbpe-marks-*``);
+  ``bpe-chars``, ``bpe-bytes``; ``-file`` = its tokenizer.json, ``-auto`` = AutoTokenizer),
+  GreedTok with train's byte-level defaults (``greedtok-bytes``: the gpt4-marks split, optimal)
+  and lookup folders (``lookup-greedtok-marks-*``, ``lookup-cbpe-marks-*``);
 * foreign vocabularies: cl100k_base via ``Tokenizer.from_tiktoken`` and a byte-level HF BPE
   tokenizer.json trained here via ``Tokenizer.from_hf_bpe`` (cover, optimal), and
   ``GreedTokTokenizerFast`` over cl100k_base.
@@ -298,11 +299,14 @@ CLI_FOLDERS = {          # name -> `hf-greedtok train` arguments besides input, 
     # --mode cover: these pairs check the lookup folder's cover step (train saves optimal by
     # default; a saved folder's optimal encoder is fuzzed through the auto-<units>-optimal paths)
     "lookup-greedtok-marks": ["--algorithm", "greedtok", "--units", "marks", "--lookup", "LOOKUP", "--mode", "cover"],
+    # train's defaults at byte level: the gpt4-marks split (native scanner in the fast path, the
+    # Rust regex in tokenizer.json) and the optimal encoder (tokenizers' Unigram in the file)
+    "greedtok-bytes": ["--algorithm", "greedtok", "--units", "bytes"],
 }
-for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks"):
+for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks", "greedtok-bytes"):
     ENCODER_NAMES += [f"{_f}-file", f"{_f}-auto"]
 PAIRS += [Pair(f"{_f}-auto", f"{_f}-file", f"{_f}-auto") for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars",
-                                                                     "bpe-bytes")]
+                                                                     "bpe-bytes", "greedtok-bytes")]
 ENCODER_NAMES += ["lookup-greedtok-marks-cover", "lookup-greedtok-marks-optimal", "lookup-greedtok-marks-auto",
                   "lookup-greedtok-marks-file"]
 PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-auto"),

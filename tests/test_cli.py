@@ -71,25 +71,34 @@ def test_train_on_count_table_with_max_token_length(tmp_path, capsys):
     assert metrics["tokens_cover"] == tok.training_info["objective_tokens"]
 
 
-def test_train_pattern_o200k_keeps_devanagari_vowel_signs_in_their_words(tmp_path, capsys):
+@pytest.mark.parametrize("pattern", [None, "o200k"])
+def test_byte_level_train_keeps_devanagari_vowel_signs_in_their_words(tmp_path, capsys, pattern):
     """GPT-4's split cuts a Hindi word at every combining mark (\\p{L} leaves out \\p{M});
-    o200k's letter classes keep them, and the saved folder loads with that split."""
+    train's default split (gpt4-marks) and o200k's letter classes keep them, and the saved folder
+    loads with that split. The default splits English exactly as GPT-4's does."""
     from transformers import AutoTokenizer
+    from hf_greedtok.pre_tokenizers import GPT4_MARKS_PATTERN, O200K_PATTERN
     table = corpus("hi_news_wordcounts.tsv")
-    out = tmp_path / "o200k"
-    assert main(["train", str(table), "--counts", "--vocab-size", "400", "--pattern", "o200k",
+    out = tmp_path / f"split-{pattern}"
+    given = ["--pattern", pattern] if pattern else []
+    assert main(["train", str(table), "--counts", "--vocab-size", "400", *given,
                  "--output", str(out), "--quiet"]) == 0
     tok = Tokenizer.load(out)
+    assert tok.pre_tokenizer.pattern == (O200K_PATTERN if pattern else GPT4_MARKS_PATTERN)
     assert tok.pre_tokenizer.pre_tokenize("लड़कियाँ स्कूल") == ["लड़कियाँ", " स्कूल"]
     assert Tokenizer.load(out).pre_tokenizer.native_pattern >= 0
-    gpt4_words = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken").pre_tokenize("लड़कियाँ स्कूल")
-    assert len(gpt4_words) > 2
+    cl100k = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    assert len(cl100k.pre_tokenize("लड़कियाँ स्कूल")) > 2
+    if pattern is None:
+        english = EXAMPLE_TEXT.read_text(encoding="utf-8")
+        assert tok.pre_tokenize(english) == cl100k.pre_tokenize(english)
     hf = AutoTokenizer.from_pretrained(str(out))
     text = "लड़कियाँ स्कूल जा रही हैं। CamelCase isn't 12345"
     assert hf(text)["input_ids"] == tok.encode(text)
-    assert main(["train", str(table), "--counts", "--vocab-size", "400", "--pattern", "o200k", "--units", "marks",
-                 "--output", str(tmp_path / "bad"), "--quiet"]) == 2
-    assert "--pattern o200k is a byte-level split" in capsys.readouterr().err
+    assert hf.backend_tokenizer.encode(text).ids == tok.encode(text)      # the Rust regex splits alike
+    assert main(["train", str(table), "--counts", "--vocab-size", "400", "--pattern", pattern or "gpt4-marks",
+                 "--units", "marks", "--output", str(tmp_path / "bad"), "--quiet"]) == 2
+    assert f"--pattern {pattern or 'gpt4-marks'} is a byte-level split" in capsys.readouterr().err
 
 
 def test_existing_output_directory_is_an_error_and_untouched(tmp_path, capsys):
@@ -144,3 +153,24 @@ def test_evaluate_held_out_reports_the_same_metrics_on_unseen_text(tmp_path, cap
     assert result["tokens_per_word"] < held["tokens_per_word"]         # the training text compresses better
     # GPT-4's split cuts Hindi words at their vowel signs: byte-level tokens start with marks
     assert held["mark_initial_tokens"] >= held["avoidable_mark_initial_tokens"] > 0
+
+
+def test_count_splits_like_train_and_refuses_a_pattern_for_metaspace_units(tmp_path, capsys):
+    """`count` and `train` share the byte-level default split, so `count` then `train --counts
+    --no-prefix-space` sees the words `train` would count; a split pattern has no meaning for
+    Metaspace units, as in train."""
+    from hf_greedtok import ByteLevel
+    from hf_greedtok.defaults import DEFAULT_SPLIT
+    from hf_greedtok.word_counts import count_corpus, read_count_tables
+    text = tmp_path / "hi.txt"
+    text.write_text("देवदास नही आया।\nदेवदास कहा\n", encoding="utf-8")
+    assert main(["count", str(text), "-o", str(tmp_path / "c.tsv"), "--quiet", "--num-proc", "1"]) == 0
+    pre = ByteLevel(DEFAULT_SPLIT)
+    counted = count_corpus([text], pre, None, num_proc=1, show_progress=False)
+    fits = {w: c for w, c in counted.items() if "\n" not in w}      # a TSV line cannot hold "\n" words
+    assert read_count_tables([tmp_path / "c.tsv"], pre, None, prefix_space=False) == fits
+    assert "देवदास" in (tmp_path / "c.tsv").read_text(encoding="utf-8")
+    assert main(["count", str(text), "-o", str(tmp_path / "m.tsv"), "--units", "marks", "--pattern", "gpt4"]) == 2
+    err = capsys.readouterr().err
+    assert "--pattern gpt4 is a byte-level split" in err and "Traceback" not in err
+    assert not (tmp_path / "m.tsv").exists()

@@ -1,6 +1,7 @@
 """The native pre-tokenizer (issue 14 item 2): ``hf_greedtok._pretokenize.split(PATTERN, text)``
-gives exactly ``regex.findall(PATTERN, text)`` for the four split patterns we ship (GPT-4's
-cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words),
+gives exactly ``regex.findall(PATTERN, text)`` for the five split patterns we ship (GPT-4's
+cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words, and
+GPT-4's with combining marks in its letter runs),
 over any text: arbitrary Unicode including lone surrogates, text crowded with the patterns'
 tricky parts, every code point, and every shared corpus. Its character classes come from a
 header generated from the installed ``regex``; a test regenerates it and compares.
@@ -21,12 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hf_greedtok._pretokenize import native_pattern_id, split
-from hf_greedtok.pre_tokenizers.byte_level import (GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS,
-                                                   WHITESPACE_PATTERN)
+from hf_greedtok.defaults import SPLIT_NAMES
+from hf_greedtok.pre_tokenizers.byte_level import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN,
+                                                   PATTERNS, WHITESPACE_PATTERN)
 
-# pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3
+# pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3,
+# PATTERN_GPT4_MARKS = 4
 NATIVE = {"gpt4": (GPT4_PATTERN, 0), "gpt2": (GPT2_PATTERN, 1), "o200k": (O200K_PATTERN, 2),
-          "whitespace": (WHITESPACE_PATTERN, 3)}
+          "whitespace": (WHITESPACE_PATTERN, 3), "gpt4-marks": (GPT4_MARKS_PATTERN, 4)}
 NAMES = list(NATIVE)
 COMPILED = {name: regex.compile(pattern) for name, (pattern, _) in NATIVE.items()}
 GENERATOR = REPO / "src_ext" / "hf_greedtok" / "gen_unicode_props.py"
@@ -65,6 +68,12 @@ def assert_same_split(name: str, text: str) -> None:
     ("o200k", "a\u0301B\u02b0C", ["a\u0301", "B\u02b0", "C"]),
     ("o200k", "\u0301\u0301 a", ["\u0301\u0301", " a"]),
     ("o200k", "a/b//\n", ["a", "/b", "//\n"]),
+    # gpt4 cuts a Devanagari word at each vowel sign and virama; gpt4-marks keeps them in the letter run
+    ("gpt4", " लड़कियाँ कार्य", [" लड", "़क", "िय", "ाँ", " क", "ार", "्य"]),
+    ("gpt4-marks", " लड़कियाँ कार्य", [" लड़कियाँ", " कार्य"]),
+    # a mark is no letter: like any non-letter it may lead a letter run, else it is punctuation
+    ("gpt4-marks", "\u0301a \u0301\u0301! e\u0301'S", ["\u0301a", " \u0301\u0301", "!", " e\u0301", "'S"]),
+    ("gpt4-marks", "\u0301!\n\n\u0301", ["\u0301!\n\n", "\u0301"]),
 ])
 def test_examples(name, text, words):
     assert COMPILED[name].findall(text) == words
@@ -255,6 +264,10 @@ def test_native_pattern_id_of_each_shipped_pattern(name):
     assert native_pattern_id(pattern) == pattern_id
     assert native_pattern_id(PATTERNS[name]) == pattern_id
     assert native_pattern_id(str(pattern + "x")[:-1]) == pattern_id     # equal, not identical, string
+
+
+def test_the_cli_offers_every_shipped_split():
+    assert set(SPLIT_NAMES) == set(NATIVE) == set(PATTERNS) - {"cl100k", "r50k"}
 
 
 def test_the_aliases_name_the_same_patterns():

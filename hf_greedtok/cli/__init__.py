@@ -1,7 +1,7 @@
 """The ``hf-greedtok`` command: train, evaluate, encode, compare, tsr, and the Ray-capable ones.
 
     hf-greedtok train INPUT... --vocab-size K --output DIR [--algorithm greedtok|bpe|cbpe]
-        [--units bytes|chars|marks|vowels] [--pattern gpt4|gpt2|o200k|whitespace] [--lookup FILE]
+        [--units bytes|chars|marks|vowels] [--pattern gpt4|gpt2|o200k|whitespace|gpt4-marks] [--lookup FILE]
         [--counts] [--max-token-length N]
         (DIR is a transformers folder: AutoTokenizer.from_pretrained(DIR); GreedTok and lookup
         folders after import hf_greedtok, plain BPE/CBPE folders with no custom code)
@@ -49,7 +49,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
+from ..defaults import (DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SPLIT, ENCODING_ERRORS, SANDHI_POLICIES,
+                        SPLIT_NAMES)
 from ..errors import GreedTokError, WorkerLostError
 
 
@@ -120,10 +121,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
     t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
                    help="same as --units bytes / --units chars")
-    t.add_argument("--pattern", choices=["gpt4", "gpt2", "o200k", "whitespace"], default=None,
-                   help="byte level: the split regex; gpt4 (default, cl100k's), gpt2, o200k (GPT-4o's: letters keep "
-                        "their combining marks, so Devanagari and other Indic words are not cut at every vowel "
-                        "sign) or whitespace (the GreedTok paper's space-delimited words)")
+    t.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
+                   help="byte level: the split regex; gpt4-marks (default: GPT-4's split whose letter runs keep "
+                        "their combining marks, as o200k's do, so Devanagari and other Indic words are not cut at "
+                        "every vowel sign; on text without marks it is gpt4), gpt4 (cl100k's), gpt2, o200k "
+                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words)")
     t.add_argument("--normalizer", default=None, choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
                    help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
     t.add_argument("--special-token", action="append", default=[], help="a special token (repeatable)")
@@ -176,9 +178,10 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--targets", type=float, nargs="+", metavar="T",
                    help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
                         "both algorithms reach)")
-    m.add_argument("--pattern", choices=["gpt4", "gpt2", "o200k", "whitespace"], default="gpt4",
-                   help="byte-level split regex: gpt4 (default, as `train`), gpt2, o200k, or whitespace (the paper's "
-                        "space-delimited words)")
+    m.add_argument("--pattern", choices=SPLIT_NAMES, default=DEFAULT_SPLIT,
+                   help="byte-level split regex: gpt4-marks (default, as `train`), gpt4, gpt2, o200k or whitespace "
+                        "(the paper's space-delimited words); every tokenizer compared uses it, except where a "
+                        "report row names another")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
     m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")
     m.add_argument("--eval", type=Path, nargs="+", default=[], metavar="FILE",
@@ -209,6 +212,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the table: word<TAB>count (.tsv, default) or .parquet (word, count columns)")
     n.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
+    n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
+                   help="byte level: the split regex, as `train --pattern` (default %s); give train the same" % DEFAULT_SPLIT)
     n.add_argument("--normalizer", default="none", choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
                    help="Unicode normalization (default none); give train the same")
     n.add_argument("--special-token", action="append", default=[],

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT
 from ..errors import CorpusError
 from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
@@ -106,7 +106,7 @@ def train(args: argparse.Namespace) -> int:
 
 
 def _train_greedtok(args, units, normalizer, lookup, specials, named):
-    pre = ByteLevel(args.pattern or "gpt4") if units == "bytes" else Metaspace(units=units, lookup=lookup)
+    pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
@@ -151,7 +151,7 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
-                          min_frequency=args.min_frequency or 0, pattern=args.pattern or "gpt4",
+                          min_frequency=args.min_frequency or 0, pattern=args.pattern or DEFAULT_SPLIT,
                           show_progress=not args.quiet)
     wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
     backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
@@ -494,7 +494,10 @@ def count(args: argparse.Namespace) -> int:
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
         raise OutputError(out, "is one of the inputs")
     check_writable(out)
-    pre = ByteLevel() if args.units == "bytes" else Metaspace(units=args.units)
+    if args.pattern is not None and args.units != "bytes":
+        raise ValueError(f"--pattern {args.pattern} is a byte-level split; --units {args.units} splits at spaces "
+                         "(Metaspace)")
+    pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
     if args.engine == "ray":

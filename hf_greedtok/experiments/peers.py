@@ -169,7 +169,8 @@ def _split_name(pre) -> str:
 def split_label(pattern: str) -> str:
     """"GPT-4 regex" etc. for a pattern we ship, else the pattern itself."""
     from ..pre_tokenizers.byte_level import PATTERNS
-    names = {"gpt4": "GPT-4 regex", "gpt2": "GPT-2 regex", "o200k": "o200k regex", "whitespace": "' ?\\S+' (words)"}
+    names = {"gpt4": "GPT-4 regex", "gpt2": "GPT-2 regex", "o200k": "o200k regex", "whitespace": "' ?\\S+' (words)",
+             "gpt4-marks": "GPT-4 regex, marks kept"}
     full = PATTERNS.get(pattern, pattern)
     for key, label in names.items():
         if PATTERNS.get(key) == full:

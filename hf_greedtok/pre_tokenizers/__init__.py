@@ -23,12 +23,12 @@ from typing import Any, Union
 
 from ..errors import InvalidSpec
 from ..normalizers import replace_surrogates
-from .byte_level import (GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, WHITESPACE_PATTERN, ByteLevel,
-                         bytes_to_unicode, unicode_to_bytes)
+from .byte_level import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, WHITESPACE_PATTERN,
+                         ByteLevel, bytes_to_unicode, unicode_to_bytes)
 from .hf import HFPreTokenizer
 from .metaspace import Metaspace
 
-__all__ = ["ByteLevel", "GPT2_PATTERN", "GPT4_PATTERN", "HFPreTokenizer", "Metaspace", "O200K_PATTERN", "PATTERNS",
+__all__ = ["ByteLevel", "GPT2_PATTERN", "GPT4_MARKS_PATTERN", "GPT4_PATTERN", "HFPreTokenizer", "Metaspace", "O200K_PATTERN", "PATTERNS",
            "PreTokenizer", "Token", "WHITESPACE_PATTERN", "bytes_to_unicode", "check_pre_tokenizer",
            "pre_tokenizer_from_dict", "pre_tokenizer_from_name", "replace_surrogates", "type_name", "unicode_to_bytes"]
 

@@ -33,8 +33,15 @@ O200K_PATTERN = "|".join(
 )
 # The GreedTok paper's words (Section 5.2): space-delimited, each keeping the one space before it.
 WHITESPACE_PATTERN = r""" ?\S+|\s+(?!\S)|\s+"""
+# GPT-4's split with o200k's treatment of combining marks (issue 19 item 2): a letter run is
+# [\p{L}\p{M}]+, so Devanagari vowel signs and viramas stay in their words; nothing else changes
+# (text without marks splits exactly as with GPT4_PATTERN).
+GPT4_MARKS_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
 PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN,
-            "o200k": O200K_PATTERN, "whitespace": WHITESPACE_PATTERN}
+            "o200k": O200K_PATTERN, "whitespace": WHITESPACE_PATTERN, "gpt4-marks": GPT4_MARKS_PATTERN}
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,9 +71,10 @@ class ByteLevel:
 
     Args:
         pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2" (r50k_base's),
-            "o200k" (o200k_base's), "whitespace" (the GreedTok paper's space-delimited words), or
-            a pattern string. The named ones split natively (:attr:`native_pattern`); any other
-            pattern runs in ``regex``.
+            "o200k" (o200k_base's), "whitespace" (the GreedTok paper's space-delimited words),
+            "gpt4-marks" (gpt4 with combining marks kept in letter runs), or a pattern string.
+            The named ones split natively (:attr:`native_pattern`); any other pattern runs in
+            ``regex``.
     """
 
     pattern: str = GPT4_PATTERN
@@ -100,7 +108,7 @@ class ByteLevel:
     def _keeps_letters_whole(self) -> bool:
         # gpt4 (\p{L}+ after one optional non-letter), gpt2 ( ?\p{L}+) and whitespace ( ?\S+) match
         # a run of letters, with one space before it, as one word; o200k splits "wOrd" by case.
-        return self.pattern in (GPT4_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN)
+        return self.pattern in (GPT4_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN, GPT4_MARKS_PATTERN)
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
         """Words of one ``word<TAB>count`` entry, read as if it followed a space in running text."""

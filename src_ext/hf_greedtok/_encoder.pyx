@@ -24,7 +24,7 @@ cimport cython
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_WHITESPACE, split_words, split_words_latin1
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1
 
 cdef extern from "_parallel.h" nogil:
     ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
@@ -932,7 +932,7 @@ cdef class RankedEncoder:
         """
         if mode not in _MODES:
             raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
-        if not PATTERN_GPT4 <= pattern <= PATTERN_WHITESPACE:
+        if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
             raise ValueError(f"no native split pattern {pattern}")
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")

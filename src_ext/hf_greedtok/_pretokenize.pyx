@@ -11,6 +11,9 @@ gives, for these patterns (the strings of hf_greedtok/pre_tokenizers/byte_level.
 * ``PATTERN_O200K``: O200K_PATTERN, tiktoken's o200k_base split (GPT-4o), copied from
   tiktoken_ext/openai_public.py.
 * ``PATTERN_WHITESPACE``: WHITESPACE_PATTERN, the GreedTok paper's space-delimited words.
+* ``PATTERN_GPT4_MARKS``: GPT4_MARKS_PATTERN, GPT-4's split whose letter runs are
+  ``[\\p{L}\\p{M}]+``, so combining marks (Devanagari vowel signs, viramas) stay in their words,
+  as in o200k's letter classes.
 
 Each scanner replays the backtracking search of ``regex`` for one word: the leftmost alternative
 that matches wins, possessive quantifiers (``?+``, ``++``) never give back, greedy ones give back
@@ -41,6 +44,7 @@ cdef extern from "_unicode_props.h" nogil:
         HFG_S
         HFG_UPPER
         HFG_LOWER
+        HFG_M
         HFG_CI_S
         HFG_CI_D
         HFG_CI_M
@@ -69,7 +73,12 @@ _O200K = "|".join(
     ]
 )
 _WHITESPACE = r""" ?\S+|\s+(?!\S)|\s+"""
-_PATTERN_IDS = {_GPT4: PATTERN_GPT4, _GPT2: PATTERN_GPT2, _O200K: PATTERN_O200K, _WHITESPACE: PATTERN_WHITESPACE}
+_GPT4_MARKS = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+_PATTERN_IDS = {_GPT4: PATTERN_GPT4, _GPT2: PATTERN_GPT2, _O200K: PATTERN_O200K, _WHITESPACE: PATTERN_WHITESPACE,
+                _GPT4_MARKS: PATTERN_GPT4_MARKS}
 
 cdef enum:
     _LNS = HFG_L | HFG_N | HFG_S   # a code point with none of these is "other": [^\s\p{L}\p{N}]
@@ -181,7 +190,10 @@ cdef inline int64_t _digits_other_spaces(const unit_t* t, int64_t i, int64_t n, 
     return _newline_spaces(t, i, n)    # p is \\s here
 
 
-cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n, uint16_t letters) noexcept nogil:
+    """One word of GPT4_PATTERN (``letters`` HFG_L) or GPT4_MARKS_PATTERN (HFG_L | HFG_M: the class
+    of the letter run). A mark is never a letter that starts a word: like any other non-letter it
+    is the one-code-point prefix, and needs a letter or mark after it."""
     cdef uint32_t c = t[i]
     cdef uint16_t p = _props(c)
     cdef uint16_t q
@@ -195,10 +207,10 @@ cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n) noexcept n
             return i + 3
     # [^\r\n\p{L}\p{N}]?+\p{L}+ : the possessive prefix, once taken, is never given back
     if p & HFG_L:
-        return _run(t, i + 1, n, HFG_L)
+        return _run(t, i + 1, n, letters)
     if not (p & HFG_N) and c != _CR and c != _LF:
-        if i + 1 < n and _props(t[i + 1]) & HFG_L:
-            return _run(t, i + 2, n, HFG_L)
+        if i + 1 < n and _props(t[i + 1]) & letters:
+            return _run(t, i + 2, n, letters)
         # else: the prefix stays taken and \p{L}+ fails; the alternative fails
     return _digits_other_spaces(t, i, n, p, c, False)
 
@@ -296,7 +308,7 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]&
     cdef int64_t count = 0
     if pattern == PATTERN_GPT4:
         while i < n:
-            i = _gpt4_word(text, i, n)
+            i = _gpt4_word(text, i, n, HFG_L)
             ends.push_back(i)
             count += 1
     elif pattern == PATTERN_GPT2:
@@ -312,6 +324,11 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]&
     elif pattern == PATTERN_WHITESPACE:
         while i < n:
             i = _whitespace_word(text, i, n)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_GPT4_MARKS:
+        while i < n:
+            i = _gpt4_word(text, i, n, HFG_L | HFG_M)
             ends.push_back(i)
             count += 1
     else:
@@ -340,7 +357,7 @@ cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vec
 def native_pattern_id(str pattern not None) -> int:
     """The PATTERN_* id of ``pattern`` when it is exactly (character for character) one of the split
     patterns with a native scanner (byte_level's GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN,
-    WHITESPACE_PATTERN), else PATTERN_NONE (-1): split with the ``regex`` package."""
+    WHITESPACE_PATTERN, GPT4_MARKS_PATTERN), else PATTERN_NONE (-1): split with the ``regex`` package."""
     return _PATTERN_IDS.get(pattern, PATTERN_NONE)
 
 
@@ -357,7 +374,7 @@ def split(str pattern not None, str text not None) -> list:
     if pattern_id == PATTERN_NONE:
         raise ValueError(f"no native pre-tokenizer for the split pattern {pattern!r}; "
                          "use regex.findall (native ones: hf_greedtok.pre_tokenizers.byte_level's "
-                         "GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN)")
+                         "GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN, GPT4_MARKS_PATTERN)")
     cdef PyObject* obj = <PyObject*>text
     cdef int64_t n = PyUnicode_GET_LENGTH(obj)
     cdef int kind = PyUnicode_KIND(obj)

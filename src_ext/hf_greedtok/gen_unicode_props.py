@@ -33,6 +33,7 @@ CLASSES = [
     ("HFG_S", 1 << 2, r"\s"),
     ("HFG_UPPER", 1 << 3, r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"),   # o200k_base's first letter class
     ("HFG_LOWER", 1 << 4, r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"),         # o200k_base's second letter class
+    ("HFG_M", 1 << 5, r"\p{M}"),                                 # gpt4-marks: letters keep their marks
 ] + [
     # what `regex` matches case-insensitively for one ASCII letter of the contractions ('s, 'll, ...)
     (f"HFG_CI_{c.upper()}", 1 << (8 + k), f"(?i:{c})") for k, c in enumerate(CONTRACTION_LETTERS)
