@@ -19,12 +19,27 @@ words such as " the" stay. Both filters pass the trainer the byte substrings of
 2 to max_token_length bytes of the pre-tokenized words (through ``candidates=``); the other
 keys go to ``GreedTokTrainer``.
 
+Variants built from HF BPE (trained with the row's split on the same lines): ``{"bpe_candidates": F}``
+trains BPE at F x the total vocabulary and passes GreedTok (``candidates=``) only that
+vocabulary's multi-byte tokens, so it chooses among BPE's reusable pieces with its own
+objective (F = 1: at most BPE's own set); ``{"bpe_own": true}`` trains nothing and encodes with
+BPE's own vocabulary at the total, ranked in merge order (a GreedTok model over BPE's tokens:
+its optimal row is what the encoder alone is worth against BPE's merges; only cover uses
+the ranking).
+
+``--patterns`` (JSON: name -> regex, or ``gpt4-rules`` for :data:`GPT4_RULES`: the GPT-4 split
+with one rule changed at a time, issue 17 item 2) adds splits written as patterns. They run in ``regex`` for GreedTok and in Oniguruma for HF
+BPE (HF ``Split``); for each one the table also gets an "HF BPE, same split" row (mode
+"merges"), so both trainers' cost of the rule is relative to the gpt4-split anchor.
+
 ``--why`` adds the vocabulary comparison at the first total: tokens only GreedTok has and only
 BPE has, their mean length in bytes, how many are whole training words and how often those
 occur in training, and how many of them are used on en_python_docs.
 
     python benchmarks/bench_heldout.py --totals 16384 32768
     python benchmarks/bench_heldout.py --totals 16384 --splits gpt4 --variants '[{}, {"min_frequency": 20}]' --why
+    python benchmarks/bench_heldout.py --splits gpt4 --variants '[{}, {"bpe_candidates": 2}, {"bpe_own": true}]'
+    python benchmarks/bench_heldout.py --splits gpt4 --patterns gpt4-rules
 """
 from __future__ import annotations
 
@@ -39,12 +54,25 @@ from common import CORPORA, machine
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from hf_greedtok import GreedTokTrainer
+from hf_greedtok import GreedTokTrainer, Tokenizer
 from hf_greedtok.defaults import DEFAULT_MAX_TOKEN_LENGTH
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
+from hf_greedtok.models import GreedTokModel
 from hf_greedtok.pre_tokenizers import ByteLevel
-from hf_greedtok.pre_tokenizers.byte_level import unicode_to_bytes
+from hf_greedtok.pre_tokenizers.byte_level import GPT4_PATTERN, unicode_to_bytes
 from hf_greedtok.word_counts import count_words
+
+# (rule of GPT4_PATTERN, its replacement): digits one at a time or in runs of any length instead
+# of 1-3; punctuation one character at a time instead of runs (the trailing newlines kept); a
+# letter run led by a space only instead of by any one non-letter, non-digit; no \s+(?!\S), so
+# a run of spaces keeps its last one instead of lending it to the next word.
+GPT4_RULES = {name: GPT4_PATTERN.replace(old, new) for name, (old, new) in {
+    "digits single": (r"\p{N}{1,3}", r"\p{N}"),
+    "digits run": (r"\p{N}{1,3}", r"\p{N}+"),
+    "punctuation single": (r" ?[^\s\p{L}\p{N}]++[\r\n]*", r" ?[^\s\p{L}\p{N}][\r\n]*"),
+    "letters after a space only": (r"[^\r\n\p{L}\p{N}]?+\p{L}+", r" ?\p{L}+"),
+    "no \\s+(?!\\S)": (r"|\s+(?!\S)", ""),
+}.items()}
 
 
 def lines_of(name: str, limit: int = 0) -> list[str]:
@@ -52,13 +80,31 @@ def lines_of(name: str, limit: int = 0) -> list[str]:
     return lines[:limit] if limit else lines
 
 
-def train_bpe(train: list[str], total: int) -> HFTokenizer:
-    bpe = HFTokenizer(models.BPE())
-    bpe.pre_tokenizer = standard_pre_tokenizer(ByteLevel("gpt4"))
-    bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(train, trainers.BpeTrainer(vocab_size=total, show_progress=False,
-                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    return bpe
+_BPES: dict = {}
+
+
+def train_bpe(train: list[str], total: int, pre: ByteLevel = ByteLevel("gpt4")) -> HFTokenizer:
+    """HF BPE, byte level with ``pre``'s split, trained on ``train`` at ``total`` ids; one
+    training per (lines, total, split) in a run (rows of several variants share it)."""
+    key = (id(train), total, pre.pattern)
+    if key not in _BPES:
+        bpe = HFTokenizer(models.BPE())
+        bpe.pre_tokenizer = standard_pre_tokenizer(pre)
+        bpe.decoder = decoders.ByteLevel()
+        bpe.train_from_iterator(train, trainers.BpeTrainer(vocab_size=total, show_progress=False,
+                                                           initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        _BPES[key] = bpe
+    return _BPES[key]
+
+
+def bpe_count(bpe: HFTokenizer, texts: list[str]) -> int:
+    return sum(len(e.ids) for e in bpe.encode_batch(texts))
+
+
+def bpe_tokens(bpe: HFTokenizer) -> list[bytes]:
+    """BPE's vocabulary as bytes, by id: its 256 singletons, then the merges in order."""
+    to_bytes = unicode_to_bytes()
+    return [bytes(to_bytes[c] for c in k) for k, _ in sorted(bpe.get_vocab().items(), key=lambda kv: kv[1])]
 
 
 def word_types_per_substring(words, longest: int) -> Counter:
@@ -75,7 +121,7 @@ def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: 
     """GreedTok at ``total`` ids on ``counts`` (the words of the lines ``train``) with the
     variant ``kw`` (see the module docstring)."""
     discount, min_types = kw.pop("count_discount", 0), kw.pop("min_word_types", 0)
-    parts = kw.pop("support_parts", 0)
+    parts, factor, own = kw.pop("support_parts", 0), kw.pop("bpe_candidates", 0), kw.pop("bpe_own", False)
     min_parts, block = kw.pop("support_min", parts), kw.pop("support_block", 1)
     longest = kw.get("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)
     if discount:
@@ -89,13 +135,17 @@ def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: 
             support.update(word_types_per_substring(count_words(part, pre, None, show_progress=False),
                                                     longest).keys())
         kw["candidates"] = [s for s, c in support.items() if c >= min_parts]
+    if factor:
+        kw["candidates"] = [t for t in bpe_tokens(train_bpe(train, round(factor * total), pre)) if len(t) > 1]
+    if own:
+        ranked = [t for t in bpe_tokens(train_bpe(train, total, pre)) if len(t) > 1]
+        return Tokenizer(GreedTokModel(ranked, unit_kind="bytes"), pre)
     return GreedTokTrainer(total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
 
 
 def why(bpe: HFTokenizer, tok, counts: Counter, unseen: list[str]) -> None:
     """Print where the two vocabularies differ and how their own tokens serve unseen text."""
-    to_bytes = unicode_to_bytes()
-    bpe_bytes = {v: bytes(to_bytes[c] for c in k) for k, v in bpe.get_vocab().items()}
+    bpe_bytes = dict(enumerate(bpe_tokens(bpe)))
     ours, theirs = set(tok.model.ranked_tokens), {t for t in bpe_bytes.values() if len(t) > 1}
     only_ours, only_theirs = ours - theirs, theirs - ours
     words = Counter()
@@ -122,9 +172,13 @@ def main() -> None:
     p.add_argument("--totals", type=int, nargs="+", default=[16384, 32768])
     p.add_argument("--splits", nargs="+", default=["gpt4", "o200k", "whitespace"])
     p.add_argument("--variants", default="[{}]", help="JSON list of GreedTokTrainer keyword arguments")
+    p.add_argument("--patterns", default="{}",
+                   help="JSON dict name -> split regex, or gpt4-rules: more splits, each with an HF BPE row of its own")
     p.add_argument("--why", action="store_true", help="compare the vocabularies at the first total")
     args = p.parse_args()
     variants = json.loads(args.variants)
+    patterns = GPT4_RULES if args.patterns == "gpt4-rules" else json.loads(args.patterns)
+    splits = {name: ByteLevel(name) for name in args.splits} | {k: ByteLevel(v) for k, v in patterns.items()}
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M')}; load average {os.getloadavg()[0]:.2f}")
     corpus = lines_of("en_brown.txt") + lines_of("en_shakespeare_milton.txt")
     train = [line for i, line in enumerate(corpus) if i % 10]
@@ -133,21 +187,27 @@ def main() -> None:
              "code_python_stdlib": lines_of("code_python_stdlib.txt", 60000)}
     for total in args.totals:
         bpe = train_bpe(train, total)
-        base = {k: sum(len(e.ids) for e in bpe.encode_batch(v)) for k, v in evals.items()}
+        base = {k: bpe_count(bpe, v) for k, v in evals.items()}
         print(f"\n### total vocabulary {total:,}; HF BPE (gpt4 split) tokens: "
               + ", ".join(f"{k} {v:,}" for k, v in base.items()) + "\n")
         print("| split | trainer options | mode | " + " | ".join(evals) + " |")
         print("|---|---|---|" + "---:|" * len(evals))
-        for split in args.splits:
-            pre = ByteLevel(split)
+        for split, pre in splits.items():
+            if split in patterns:
+                own = train_bpe(train, total, pre)
+                cells = [f"{100 * (bpe_count(own, v) / base[k] - 1):+.2f}%" for k, v in evals.items()]
+                print(f"| {split} | HF BPE, same split | merges | " + " | ".join(cells) + " |")
             counts = count_words(train, pre, None, show_progress=False)
             for kw in variants:
                 tok = train_variant(counts, total, pre, dict(kw), train)
                 for mode in ("cover", "optimal"):
                     cells = [f"{100 * (int(tok.encode_batch_flat(v, mode=mode)[1][-1]) / base[k] - 1):+.2f}%"
                              for k, v in evals.items()]
-                    print(f"| {split} | {json.dumps(kw) if kw else 'defaults'} | {mode} | " + " | ".join(cells) + " |")
-                if args.why and total == args.totals[0] and split == args.splits[0] and kw == variants[0]:
+                    short = len(tok.model.ranked_tokens) < total - 256     # ran out of candidates
+                    label = (json.dumps(kw) if kw else "defaults") + \
+                        (f" ({len(tok.model.ranked_tokens):,} learned)" if short else "")
+                    print(f"| {split} | {label} | {mode} | " + " | ".join(cells) + " |")
+                if args.why and total == args.totals[0] and split == next(iter(splits)) and kw == variants[0]:
                     why(bpe, tok, counts, evals["en_python_docs"])
 
 
