@@ -19,10 +19,11 @@ words such as " the" stay. Both filters pass the trainer the byte substrings of
 2 to max_token_length bytes of the pre-tokenized words (through ``candidates=``); the other
 keys go to ``GreedTokTrainer``.
 
-Variants built from HF BPE (trained with the row's split on the same lines): ``{"bpe_candidates": F}``
-trains BPE at F x the total vocabulary and passes GreedTok (``candidates=``) only that
-vocabulary's multi-byte tokens, so it chooses among BPE's reusable pieces with its own
-objective (F = 1: at most BPE's own set); ``{"bpe_own": true}`` trains nothing and encodes with
+Variants built from HF BPE: ``{"bpe_candidates": F}`` (F > 1) is the trainer's own option
+(``GreedTokTrainer(bpe_candidates=F)``, ``train --bpe-candidates F``): BPE trained on the same
+words at F x the total vocabulary, whose multi-byte tokens are GreedTok's only candidates, so it
+chooses among BPE's reusable pieces with its own objective; ``{"bpe_own": true}`` trains
+BPE on the same lines at the total and encodes with
 BPE's own vocabulary at the total, ranked in merge order (a GreedTok model over BPE's tokens:
 its optimal row is what the encoder alone is worth against BPE's merges; only cover uses
 the ranking).
@@ -121,7 +122,7 @@ def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: 
     """GreedTok at ``total`` ids on ``counts`` (the words of the lines ``train``) with the
     variant ``kw`` (see the module docstring)."""
     discount, min_types = kw.pop("count_discount", 0), kw.pop("min_word_types", 0)
-    parts, factor, own = kw.pop("support_parts", 0), kw.pop("bpe_candidates", 0), kw.pop("bpe_own", False)
+    parts, own = kw.pop("support_parts", 0), kw.pop("bpe_own", False)
     min_parts, block = kw.pop("support_min", parts), kw.pop("support_block", 1)
     longest = kw.get("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)
     if discount:
@@ -135,8 +136,6 @@ def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: 
             support.update(word_types_per_substring(count_words(part, pre, None, show_progress=False),
                                                     longest).keys())
         kw["candidates"] = [s for s, c in support.items() if c >= min_parts]
-    if factor:
-        kw["candidates"] = [t for t in bpe_tokens(train_bpe(train, round(factor * total), pre)) if len(t) > 1]
     if own:
         ranked = [t for t in bpe_tokens(train_bpe(train, total, pre)) if len(t) > 1]
         return Tokenizer(GreedTokModel(ranked, unit_kind="bytes"), pre)

@@ -7,6 +7,11 @@ everything else to the lookup, so no gold word is in the lookup. Every variant i
 ``hf-greedtok train`` (in-process) and NFC, at equal learned tokens (K merges = K GreedTok
 tokens) and at equal final vocabulary size, then scored by ``evaluate_texts``.
 
+"CBPE (base+sign alphabet)" measures what an alphabet closed under single signs costs (issue 19
+item 1): its training table also holds, once each, every letter + one combining mark of each
+script of the training words (Devanagari: 80 letters x 34 signs), so those units are in its
+alphabet whether or not the corpus has them.
+
     python benchmarks/bench_indic.py --sizes 2000 4000 8000 --totals 4000 8000 16000
 """
 from __future__ import annotations
@@ -41,7 +46,25 @@ VARIANTS = [  # name, algorithm, units, lookup
     ("GreedTok", "greedtok", "chars", False),
     ("GreedTok (marks)", "greedtok", "marks", False),
     ("Lookup+GreedTok (marks)", "greedtok", "marks", True),
+    ("CBPE (base+sign alphabet)", "cbpe", "marks", False),
 ]
+CLOSED_ALPHABET = "CBPE (base+sign alphabet)"
+
+
+def with_base_sign_units(train: Path, folder: Path) -> Path:
+    """``train`` (a word<TAB>count table) plus one row, count 1, for every letter (Lo) + one
+    combining mark (Mn, Mc) of each script its letters belong to (the script: the first word of
+    the Unicode character name, e.g. DEVANAGARI)."""
+    scripts = {unicodedata.name(c, "").split(" ")[0] for _, _, w, _ in iter_count_tables([train])
+               for c in w if unicodedata.category(c) == "Lo"}
+    chars = [chr(c) for c in range(0x10000) if unicodedata.name(chr(c), "").split(" ")[0] in scripts]
+    letters = [c for c in chars if unicodedata.category(c) == "Lo"]
+    marks = [c for c in chars if unicodedata.category(c) in ("Mn", "Mc")]
+    out = folder / "closed_alphabet.tsv"
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(train.read_text(encoding="utf-8"))
+        f.writelines(f"{b}{m}\t1\n" for b in letters for m in marks)
+    return out
 
 
 def split_morph_table(source: Path, folder: Path) -> tuple[Path, Path]:
@@ -72,14 +95,20 @@ def seen_unit_lines(train: Path, text: Path, folder: Path) -> tuple[Path, int, i
 def run(variant, size_flag: str, size: int, train: Path, text: Path, seen: Path, lookup: Path,
         gold: MorphLookup, folder: Path) -> dict:
     name, algorithm, units, use_lookup = variant
-    out = folder / f"{algorithm}-{units}-{int(use_lookup)}-{size_flag}-{size}"
+    out = folder / f"{algorithm}-{units}-{int(use_lookup)}-{size_flag}-{size}-{name == CLOSED_ALPHABET}"
+    if name == CLOSED_ALPHABET:
+        train = with_base_sign_units(train, folder)
     args = ["train", str(train), "--counts", "--algorithm", algorithm, "--units", units,
             size_flag, str(size), "--normalizer", "NFC", "--output", str(out), "--quiet", "--overwrite"]
     if use_lookup:
         args += ["--lookup", str(lookup)]
-    with contextlib.redirect_stdout(io.StringIO()) as said:
-        if cli(args) != 0:
-            raise SystemExit(f"training failed: {' '.join(args)}")
+    with contextlib.redirect_stdout(io.StringIO()) as said, contextlib.redirect_stderr(io.StringIO()) as err:
+        code = cli(args)
+    if code != 0 and name == CLOSED_ALPHABET and "leaves no merges" in err.getvalue():
+        print(f"{name} at {size_flag} {size}: {err.getvalue().strip()}")     # the alphabet alone is larger
+        return None
+    if code != 0:
+        raise SystemExit(f"training failed: {' '.join(args)}\n{err.getvalue()}")
     backend = AutoTokenizer.from_pretrained(str(out)).backend_tokenizer
     r = evaluate_texts(backend, [text], gold=gold)
     r_seen = evaluate_texts(backend, [seen])
@@ -129,8 +158,10 @@ def main() -> int:
                 for v in VARIANTS:
                     if args.only and v[0] not in args.only:
                         continue
-                    rows.append(run(v, size_flag, size, train, text, seen, lookup, gold, folder))
-                    print(json.dumps({k: v for k, v in rows[-1].items() if k != "trained"}), file=sys.stderr)
+                    row = run(v, size_flag, size, train, text, seen, lookup, gold, folder)
+                    if row is not None:
+                        rows.append(row)
+                        print(json.dumps({k: v for k, v in row.items() if k != "trained"}), file=sys.stderr)
     print("\nEqual learned tokens (K = BPE/CBPE merges = GreedTok k):\n")
     print(table(rows, "--vocab-size"))
     print("\nEqual final vocabulary size (every id):\n")

@@ -61,6 +61,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def above_one(text: str) -> float:
+    """argparse type: a finite number > 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 1 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 1, got {text}")
+    return value
+
+
 def positive_int(text: str, minimum: int = 1) -> int:
     """argparse type: an integer >= 1 (>= ``minimum``)."""
     try:
@@ -139,6 +150,10 @@ def _parser() -> argparse.ArgumentParser:
                         "for every word; cover is the paper's Algorithm 4)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
     t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
+    t.add_argument("--bpe-candidates", type=above_one, default=None, metavar="F",
+                   help="GreedTok, byte level: choose the tokens among those of HF BPE trained on the same words "
+                        "at F x the total vocabulary (1.75: fewer tokens on text of other domains, several times "
+                        "the training time; see README)")
     t.add_argument("--num-threads", type=positive_int, default=None,
                    help="GreedTok trainer threads (default: all cores); the result does not depend on it")
     _add_engine_options(t, "count the words", "counting")

@@ -107,6 +107,9 @@ def train(args: argparse.Namespace) -> int:
 
 def _train_greedtok(args, units, normalizer, lookup, specials, named):
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
+    if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
+        raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
+                         "--candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
@@ -119,7 +122,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
                              f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
     trainer = GreedTokTrainer(
         k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
-        candidates=candidates, pinned_tokens=args.pin, special_tokens=specials,
+        candidates=candidates, bpe_candidates=args.bpe_candidates, pinned_tokens=args.pin, special_tokens=specials,
         pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
     tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
     tok.mode = args.mode or DEFAULT_MODE
@@ -145,7 +148,8 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
 
     from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
     only_greedtok = [flag for flag, used in (
-        ("--pin", args.pin), ("--candidates", args.candidates), ("--mode", args.mode is not None),
+        ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
+        ("--mode", args.mode is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")

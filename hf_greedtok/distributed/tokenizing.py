@@ -6,7 +6,7 @@ Shape of the Ray job::
                    process), write part-k.parquet
     read_json / read_parquet / a ray.data.Dataset / a datasets.Dataset ─► documents
           ─► map_batches(_EncodeActor): an actor pool, each actor loading the folder once
-          ─► write_parquet
+          ─► write_datasink(_ordered_parquet_sink): write task t, its blocks in order, to part-t.parquet
     each into a new folder beside the output, renamed into place at the end;
     columns: input_ids (list<int32>) [, attention_mask (list<int8>)]
 
@@ -14,8 +14,9 @@ Text files go to plain Ray tasks rather than Ray Data: on 43 MB with 2 CPUs the 
 (read, actor pool, write) ran at 0.35x the local engine's speed, its fixed costs larger than
 the encoding (benchmarks/RESULTS.md, issue 16).
 
-Rows keep the input's order (text files: part k is file k; Ray Data's ``preserve_order``
-otherwise; the local engine reads in order):
+Rows keep the input's order (text files: part k is file k; documents: Ray Data's
+``preserve_order`` hands write task t the t-th run of blocks, which it writes in that order;
+the local engine reads in order):
 row k of the output, read back as one table (``pyarrow.parquet.read_table(output)``,
 ``datasets.load_dataset("parquet", data_files="OUTPUT/*.parquet")``,
 ``ray.data.read_parquet(output)``), is
@@ -151,6 +152,42 @@ def _write_text_files_on_ray(folder: Path, files: list[str], key: tuple, encodin
         for ref in pending:
             ray.cancel(ref)
         raise
+
+
+def _write_blocks(folder: str, blocks, task_idx: int) -> int:
+    """Ray Data write task ``task_idx``: its blocks (Arrow tables of ids), in the order given, into
+    ``part-<task_idx>.parquet``; returns the rows written (none: no file).
+
+    Ray's own ``write_parquet`` (Ray 2.60) hands a task's blocks to ``pyarrow.dataset.write_dataset``
+    with ``use_threads=True`` and no ``preserve_order``, which may write them out of order (seen:
+    rows 300-310 of a 311-row JSON Lines file before rows 200-299). Written under a ``_``-prefixed
+    name and renamed, as the text-file tasks do, so a retried task leaves one whole file."""
+    import pyarrow.parquet as pq
+    from ray.data.block import BlockAccessor
+    tables = [t for t in (BlockAccessor.for_block(b).to_arrow() for b in blocks) if t.num_rows]
+    if not tables:
+        return 0
+    target = os.path.join(folder, f"part-{task_idx:09d}.parquet")
+    partial = os.path.join(folder, f"_part-{task_idx:09d}.parquet.partial")
+    with pq.ParquetWriter(partial, tables[0].schema) as writer:
+        for table in tables:
+            writer.write_table(table)
+    os.replace(partial, target)
+    return sum(t.num_rows for t in tables)
+
+
+def _ordered_parquet_sink(folder: str):
+    """A Ray Data ``Datasink`` writing with :func:`_write_blocks` (defined here: ray loads lazily)."""
+    from ray.data import Datasink
+
+    class OrderedParquetSink(Datasink):
+        def write(self, blocks, ctx) -> int:
+            return _write_blocks(folder, blocks, ctx.task_idx)
+
+        def get_name(self) -> str:
+            return "OrderedParquet"
+
+    return OrderedParquetSink()
 
 
 def _encode(encoder: FolderEncoder, batch: "pa.Table", column: str, source: str) -> "pa.Table":
@@ -354,8 +391,8 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
                     folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, **args),
                     batch_size=batch_size, batch_format="pyarrow", zero_copy_batch=True,
                     compute=ray.data.ActorPoolStrategy(size=workers), remote_args=actor_retry_args(max_retries))
-                with_remote_args(ids.write_parquet, str(folder), remote_args={"num_cpus": 0, **retries},  # as the reads
-                                 concurrency=workers)
+                with_remote_args(ids.write_datasink, _ordered_parquet_sink(str(folder)),
+                                 remote_args={"num_cpus": 0, **retries}, concurrency=workers)    # as the reads
         except BaseException:
             if started:     # stop our tasks before the temporary folder is removed
                 ray.shutdown()

@@ -33,15 +33,13 @@ Example:
 """
 from __future__ import annotations
 
-import json
 import os
-from collections import Counter
-from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
-from tokenizers import models, pre_tokenizers, trainers
+from tokenizers import models
 
-from .._progress import native_progress
+from ..bpe_merges import check_pair_counts, train_merges
 from ..errors import CorpusError
 from ..hf.pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
 from ..models import byte_fallback_token
@@ -55,8 +53,6 @@ from .units import UNIT_KINDS, UnitSplitter
 BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.
 _PUA_RANGES = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
-_REPEAT_CHUNK = 65536      # occurrences of one word per training text (fewer, longer texts feed faster)
-INT32_MAX = 2**31 - 1      # BpeTrainer keeps pair counts as Rust i32 (tokenizers/src/models/bpe/trainer.rs)
 
 
 class CBPETrainer:
@@ -158,7 +154,7 @@ class CBPETrainer:
                 raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
         split = self._unit_split()
         unit_words = {w: split(w) for w in word_counts}
-        _check_pair_counts(word_counts, unit_words, source)
+        check_pair_counts(word_counts, unit_words, source)
         alphabet = sorted({u for units in unit_words.values() for u in units})
         symbol = _symbols(alphabet, self.units)
         base = self._base_vocab(alphabet)
@@ -167,7 +163,7 @@ class CBPETrainer:
         if target <= len(alphabet):
             raise ValueError(f"vocab_size {self.vocab_size} leaves no merges: the alphabet, unit merges, "
                              f"byte fallback and special tokens already take {len(base)} ids")
-        learned = _train_merges(((("".join(symbol[u] for u in unit_words[w])), c)
+        learned = train_merges(((("".join(symbol[u] for u in unit_words[w])), c)
                                  for w, c in word_counts.items()), alphabet, symbol, target,
                                 self.min_frequency, self.show_progress)
         vocab, merges, n_unit_merges = self._assemble(base, alphabet, learned)
@@ -249,55 +245,3 @@ def _symbols(alphabet: list[str], units: str) -> dict[str, str]:
                          "available to represent them")
     codes = (c for lo, hi in _PUA_RANGES for c in range(lo, hi + 1))
     return {u: chr(c) for u, c in zip(alphabet, codes)}
-
-
-def _check_pair_counts(word_counts: Mapping[str, int], unit_words: Mapping[str, list[str]], source: str) -> None:
-    """Refuse counts that would wrap BpeTrainer's i32 pair counts.
-
-    A pair (X, Y) of merged symbols sits on boundaries whose units are (last unit of X, first
-    unit of Y), each boundary at most once, so its count, even midway through an update, never
-    exceeds the count-weighted occurrences of that unit pair in the words as fed.
-    """
-    pairs_fed = sum(c * (len(unit_words[w]) - 1) for w, c in word_counts.items())
-    if pairs_fed <= INT32_MAX:
-        return
-    pairs: Counter = Counter()
-    for w, c in word_counts.items():
-        units = unit_words[w]
-        for pair in zip(units, units[1:]):
-            pairs[pair] += c
-    (a, b), n = max(pairs.items(), key=lambda item: item[1])
-    if n > INT32_MAX:
-        raise CorpusError(source, None, f"counts too large for HF's BpeTrainer: the pair {a!r} {b!r} occurs {n} "
-                                        f"times, above 2**31-1 = {INT32_MAX}, where its 32-bit pair counts "
-                                        "would wrap. Scale the counts down (divide them) or train on a sample")
-
-
-def _train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: list[str], symbol: dict[str, str],
-                  target: int, min_frequency: int, show_progress: bool) -> list[tuple[str, str]]:
-    """BpeTrainer on words written one symbol per unit; returns the learned merges as text."""
-    back = {s: u for u, s in symbol.items()}
-    words = list(symbol_words)
-
-    def texts() -> Iterator[str]:
-        # BpeTrainer counts words itself; repeat each one (in bounded chunks) to give its count.
-        # A one-symbol word holds no pair, so it cannot change a merge: it is not fed at all
-        # (initial_alphabet keeps its symbol), however large its count.
-        for w, c in words:
-            if len(w) < 2:
-                continue
-            while c > 0:
-                n = min(c, _REPEAT_CHUNK)
-                yield " ".join([w] * n)
-                c -= n
-
-    trainer = trainers.BpeTrainer(vocab_size=target, min_frequency=min_frequency,
-                                  show_progress=native_progress(show_progress),
-                                  initial_alphabet=[symbol[u] for u in alphabet])
-    tok = HFTokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.train_from_iterator(texts(), trainer, length=len(words))
-    merges = json.loads(tok.to_str())["model"]["merges"]
-    decode = lambda s: "".join(back[c] for c in s)   # noqa: E731
-    return [(decode(a), decode(b)) for a, b in (m.split(" ") if isinstance(m, str) else m for m in merges)]
-
