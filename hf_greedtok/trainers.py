@@ -90,7 +90,8 @@ class GreedTokTrainer:
 
     def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
                  min_frequency: int = 1, candidates: Optional[Iterable[Token]] = None,
-                 bpe_candidates: Optional[float] = None, pinned_tokens: Sequence[str] = (), special_tokens: Sequence[str] = (),
+                 bpe_candidates: Optional[float] = None, pinned_tokens: Sequence[str] = (),
+                 special_tokens: Sequence[str] = (),
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,

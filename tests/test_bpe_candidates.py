@@ -68,7 +68,8 @@ def test_cli_option(tmp_path, capsys):
     out = tmp_path / "tok"
     assert main(["train", str(text), "-k", "300", "--bpe-candidates", "1.75", "-o", str(out), "--quiet",
                  "--num-proc", "1"]) == 0
-    for bad, said in ((["--bpe-candidates", "1"], "above 1"), (["--bpe-candidates", "2", "--units", "chars"], "--units bytes"),
+    for bad, said in ((["--bpe-candidates", "1"], "above 1"),
+                      (["--bpe-candidates", "2", "--units", "chars"], "--units bytes"),
                       (["--bpe-candidates", "2", "--algorithm", "bpe"], "GreedTok options")):
         assert main(["train", str(text), "-k", "300", *bad, "-o", str(tmp_path / "bad"), "--quiet"]) == 2
         err = capsys.readouterr().err

@@ -228,7 +228,8 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
-                   help="byte level: the split regex, as `train --pattern` (default %s); give train the same" % DEFAULT_SPLIT)
+                   help=f"byte level: the split regex, as `train --pattern` (default {DEFAULT_SPLIT}); give "
+                        "train the same")
     n.add_argument("--normalizer", default="none", choices=["NFC", "NFKC", "NFD", "NFKD", "none"],
                    help="Unicode normalization (default none); give train the same")
     n.add_argument("--special-token", action="append", default=[],

@@ -28,7 +28,8 @@ from .byte_level import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_P
 from .hf import HFPreTokenizer
 from .metaspace import Metaspace
 
-__all__ = ["ByteLevel", "GPT2_PATTERN", "GPT4_MARKS_PATTERN", "GPT4_PATTERN", "HFPreTokenizer", "Metaspace", "O200K_PATTERN", "PATTERNS",
+__all__ = ["ByteLevel", "GPT2_PATTERN", "GPT4_MARKS_PATTERN", "GPT4_PATTERN", "HFPreTokenizer", "Metaspace",
+           "O200K_PATTERN", "PATTERNS",
            "PreTokenizer", "Token", "WHITESPACE_PATTERN", "bytes_to_unicode", "check_pre_tokenizer",
            "pre_tokenizer_from_dict", "pre_tokenizer_from_name", "replace_surrogates", "type_name", "unicode_to_bytes"]
 

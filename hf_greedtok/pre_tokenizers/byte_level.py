@@ -106,8 +106,9 @@ class ByteLevel:
 
     @functools.cached_property
     def _keeps_letters_whole(self) -> bool:
-        # gpt4 (\p{L}+ after one optional non-letter), gpt2 ( ?\p{L}+) and whitespace ( ?\S+) match
-        # a run of letters, with one space before it, as one word; o200k splits "wOrd" by case.
+        # gpt4 and gpt4-marks (letters after one optional non-letter), gpt2 ( ?\p{L}+) and
+        # whitespace ( ?\S+) match a run of letters, with one space before it, as one word; o200k
+        # splits "wOrd" by case.
         return self.pattern in (GPT4_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN, GPT4_MARKS_PATTERN)
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
