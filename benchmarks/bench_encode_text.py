@@ -1,7 +1,8 @@
 """Encoding whole texts: the native batch path (split + encode without the GIL) against tiktoken.
 
 For each corpus (en_brown, en_python_docs) and vocabulary (cl100k_base via ``Tokenizer.from_tiktoken``,
-and a GreedTok vocabulary of --k ranked tokens trained on both corpora with the GPT-4 split),
+and a GreedTok vocabulary of --k ranked tokens trained on both corpora with the GPT-4 split, or
+with ``--pattern``'s: gpt4-marks is what ``hf-greedtok train`` uses),
 encoding the corpus's lines in MB/s of UTF-8 text, median of --repeat runs:
 
 * cold: ``encode_batch_flat`` on a fresh tokenizer (empty word caches), 1 thread;
@@ -15,7 +16,7 @@ encoding the corpus's lines in MB/s of UTF-8 text, median of --repeat runs:
 
 With cl100k, cover ids are compared with tiktoken's own ids on every line (they must be equal).
 
-    python benchmarks/bench_encode_text.py [--repeat 5] [--k 32000]
+    python benchmarks/bench_encode_text.py [--repeat 5] [--k 32000] [--pattern gpt4|gpt4-marks|...]
 """
 from __future__ import annotations
 
@@ -45,27 +46,30 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--k", type=int, default=32000)
+    p.add_argument("--pattern", default="gpt4", help="the GreedTok vocabulary's split (cl100k keeps its own)")
     args = p.parse_args()
     sys.path.insert(0, str(REPO / "tests"))
     import tiktoken
     from fuzz_paths import per_word_copy
     from tiktoken.load import load_tiktoken_bpe
 
-    from hf_greedtok import GreedTokTrainer, Tokenizer
+    from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer
     from hf_greedtok.pre_tokenizers import GPT4_PATTERN
 
     corpora = {name: (CORPORA / name).read_text(encoding="utf-8") for name in CORPUS_NAMES}
     cl100k = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
     started = time.perf_counter()
     lines = [line for text in corpora.values() for line in text.splitlines(keepends=True)]
-    greedtok = GreedTokTrainer(args.k, show_progress=False).train_from_iterator(lines)
+    greedtok = GreedTokTrainer(args.k, pre_tokenizer=ByteLevel(args.pattern),
+                               show_progress=False).train_from_iterator(lines)
     train_s = time.perf_counter() - started
     tik = tiktoken.Encoding("cl100k_file", pat_str=GPT4_PATTERN, special_tokens={},
                             mergeable_ranks=load_tiktoken_bpe(str(VOCAB / "cl100k_base.tiktoken")))
 
     load = os.getloadavg()
     print(f"# Encoding text: {machine()}; {time.strftime('%Y-%m-%d %H:%M')}; load average "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; GreedTok k={args.k} trained in {train_s:.0f} s; "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; GreedTok k={args.k} ({args.pattern} split) trained in "
+          f"{train_s:.0f} s; "
           f"median of {args.repeat}")
     print("| corpus | vocabulary | mode | cold MB/s | warm flat MB/s | 2 threads MB/s (x 1) | warm list MB/s "
           "| per-word path MB/s | tiktoken whole text MB/s | tiktoken per line MB/s | warm flat / tiktoken whole |")
