@@ -51,13 +51,18 @@ def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
                  manifest=args.command == "train")
 
 
+def _check_pattern(pattern: Optional[str], units: str) -> None:
+    """A split pattern is given only for byte-level units (train and count alike)."""
+    if pattern is not None and units != "bytes":
+        raise ValueError(f"--pattern {pattern} is a byte-level split; --units {units} splits at spaces (Metaspace)")
+
+
 def _resolve_units(args: argparse.Namespace) -> str:
     from_pre = {"byte-level": "bytes", "metaspace": "chars", None: None}[args.pre_tokenizer]
     if args.units and from_pre and (from_pre == "bytes") != (args.units == "bytes"):
         raise ValueError(f"--pre-tokenizer {args.pre_tokenizer} contradicts --units {args.units}")
     units = args.units or from_pre or ("marks" if args.algorithm == "cbpe" else "bytes")
-    if args.pattern is not None and units != "bytes":
-        raise ValueError(f"--pattern {args.pattern} is a byte-level split; --units {units} splits at spaces (Metaspace)")
+    _check_pattern(args.pattern, units)
     if args.algorithm == "cbpe" and units not in ("marks", "vowels"):
         raise ValueError(f"--algorithm cbpe constrains script units: use --units marks or vowels "
                          f"(for --units {units} use --algorithm bpe)")
@@ -498,9 +503,7 @@ def count(args: argparse.Namespace) -> int:
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
         raise OutputError(out, "is one of the inputs")
     check_writable(out)
-    if args.pattern is not None and args.units != "bytes":
-        raise ValueError(f"--pattern {args.pattern} is a byte-level split; --units {args.units} splits at spaces "
-                         "(Metaspace)")
+    _check_pattern(args.pattern, args.units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
