@@ -63,6 +63,23 @@ class WorkerLostError(GreedTokError, RuntimeError):
         return (WorkerLostError, (self.step, self.problem))
 
 
+class RayConnectionError(GreedTokError, ValueError):
+    """The Ray cluster address given (``address=``, CLI ``--ray-address``) is malformed or no
+    cluster answers there.
+
+    Example:
+        >>> str(RayConnectionError("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1 (Connection refused)"))
+        '--ray-address 127.0.0.1:1: no Ray cluster answers at 127.0.0.1:1 (Connection refused)'
+    """
+
+    def __init__(self, address: str, problem: str) -> None:
+        super().__init__(f"--ray-address {address}: {problem}")
+        self.address, self.problem = address, problem
+
+    def __reduce__(self):
+        return (RayConnectionError, (self.address, self.problem))
+
+
 class OutputError(GreedTokError, ValueError):
     """An output folder a command refuses to write or replace; names the folder and why."""
 

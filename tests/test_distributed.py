@@ -305,18 +305,25 @@ def test_a_worker_killed_once_is_retried_and_the_results_stay_exact(cluster, sli
     assert pq.read_table(out.path).column("input_ids").to_pylist() == backend_ids(folder / "cover", docs)
 
 
-def test_a_write_task_keeps_its_blocks_in_order(tmp_path):
-    """Ray 2.60's write_parquet gives a write task's blocks to pyarrow's threaded write_dataset,
-    which reordered 4 tables in 25 of 200 tries here; the tokenizer's write task writes them in
-    the order Ray hands them over (preserve_order), and a rerun of the task replaces its file."""
-    from hf_greedtok.distributed.tokenizing import _write_blocks
-    blocks = [pa.table({"input_ids": [[i, i + 1]] * 50, "n": list(range(i * 50, (i + 1) * 50))}) for i in range(40)]
-    blocks.insert(7, blocks[0].slice(0, 0))           # an empty block adds nothing
-    for _ in range(2):                                # the task, then its retry
-        assert _write_blocks(str(tmp_path), blocks, 3) == 2000
-    assert sorted(os.listdir(tmp_path)) == ["part-000000003.parquet"]
-    assert pq.read_table(tmp_path).column("n").to_pylist() == list(range(2000))
-    assert _write_blocks(str(tmp_path), [blocks[7]], 4) == 0 and len(os.listdir(tmp_path)) == 1
+def test_a_part_is_written_whole_in_order_and_a_rerun_replaces_it(slices, tmp_path):
+    """Every tokenizing task writes its part with ``_write_part``: batch after batch in order,
+    under a ``_`` name renamed at the end, so a task that died mid-write and was rerun leaves
+    one whole file; a document that is not text stops it with the document's number."""
+    from hf_greedtok.distributed.encoding import FolderEncoder
+    from hf_greedtok.distributed.tokenizing import _write_part
+    folder, files = slices
+    encoder = FolderEncoder(folder / "optimal")
+    docs = file_documents(files)[:1000]
+    target = str(tmp_path / "part-00003.parquet")
+    for _ in range(2):                                # the task, then its rerun
+        assert _write_part(target, encoder, docs, "docs", batch_size=64) == 1000
+    assert sorted(os.listdir(tmp_path)) == ["part-00003.parquet"]
+    assert pq.read_table(target).column("input_ids").to_pylist() == backend_ids(folder / "optimal", docs)
+    assert _write_part(str(tmp_path / "part-00004.parquet"), encoder, [], "docs", 64) == 0
+    assert pq.read_table(tmp_path / "part-00004.parquet").column_names == ["input_ids"]
+    with pytest.raises(CorpusError, match=r"docs: document 130 is NoneType, not text"):
+        _write_part(str(tmp_path / "part-00005.parquet"), encoder, docs[:129] + [None], "docs", 64)
+    assert not (tmp_path / "part-00005.parquet").exists()
 
 
 def test_hf_datasets_sources(cluster, slices, tmp_path):
@@ -369,7 +376,7 @@ def test_tokenize_output_is_atomic_and_replaces_only_its_own_folders(slices, tmp
     out = tmp_path / "out"
     bad = tmp_path / "bad.jsonl"      # the second batch holds a number: the run fails midway
     bad.write_text('{"text": "fine"}\n{"text": 7}\n')
-    with pytest.raises(CorpusError, match=r"bad\.jsonl: document 2 is int, not text"):
+    with pytest.raises(CorpusError, match=r"bad\.jsonl, line 2: 'text' is a number, not text"):
         tokenize_dataset(bad, folder / "cover", out, engine="local", batch_size=1)
     assert list(tmp_path.iterdir()) == [bad]          # no output, no temporary folder
     empty = tmp_path / "empty.txt"

@@ -37,8 +37,9 @@ and the old one is deleted only after the new one is in place. Loading (``encode
 Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
 A Ray run whose worker died on every retry of a task exits with status 1 and one line
 (nothing left under the output's name).
-SIGTERM is handled like Ctrl-C: word-counting workers are stopped, temporary folders removed,
-and the command exits with status 143 (130 for Ctrl-C).
+SIGTERM is handled like Ctrl-C, at any moment: word-counting workers and a Ray cluster the
+command started are stopped, temporary folders removed, and the command exits with status 143
+(130 for Ctrl-C); signals that follow while it cleans up are ignored.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..defaults import (DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SPLIT, ENCODING_ERRORS, SANDHI_POLICIES,
                         SPLIT_NAMES)
@@ -101,10 +102,6 @@ def non_negative_int(text: str) -> int:
 
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so it unwinds (and cleans up) like Ctrl-C."""
-
-
-def _raise_terminated(signum, frame):
-    raise _Terminated()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -325,7 +322,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as e:      # --help, or a usage error already printed: return its status
         return e.code if isinstance(e.code, int) else 2
-    restore = _handle_sigterm()
+    # A Ray run reports the first failed task in one line; the tasks it then cancels would be
+    # printed by Ray at exit as "unhandled errors". setdefault: a user's own setting wins.
+    os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
+    signals = _Signals()
     try:
         from . import commands      # here, not at the top: --help does without the trainer and encoders
         return {"train": commands.train, "evaluate": commands.evaluate, "encode": commands.encode,
@@ -338,19 +338,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
-        signum = signal.SIGTERM if isinstance(e, _Terminated) else signal.SIGINT
+        # the signal received, not the exception's type: Ray's ray.get/ray.wait turn any exception
+        # a handler raises while they wait into a plain KeyboardInterrupt
+        signum = signals.received() or (signal.SIGTERM if isinstance(e, _Terminated) else signal.SIGINT)
         print(f"hf-greedtok {args.command}: stopped by {signum.name}", file=sys.stderr)
         return 128 + signum
     finally:
-        restore()
+        signals.restore()
 
 
-def _handle_sigterm() -> Callable[[], None]:
-    """Turn SIGTERM into an exception in the main thread; returns what restores the previous
-    handler (nothing to do outside the main thread, where handlers cannot be set)."""
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:
-        return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+class _Signals:
+    """SIGTERM and SIGINT raise an exception in the main thread (:class:`_Terminated`, a
+    ``KeyboardInterrupt``), so the command unwinds through its cleanup: temporary folders
+    removed, worker processes and a Ray cluster it started stopped. Only the first signal does:
+    later ones, while that cleanup runs, are ignored, so a second Ctrl-C cannot cut it short and
+    leave a temporary folder or a process behind (SIGKILL still ends everything at once, and the
+    next run removes what it left). Nothing is set outside the main thread, where handlers
+    cannot be."""
 
+    def __init__(self) -> None:
+        self.signals: list[signal.Signals] = []
+        try:
+            self.previous = {s: signal.signal(s, self._stop) for s in (signal.SIGTERM, signal.SIGINT)}
+        except ValueError:
+            self.previous = {}
+
+    def _stop(self, signum, frame) -> None:
+        if self.signals:
+            return
+        self.signals.append(signal.Signals(signum))
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def received(self) -> Optional[signal.Signals]:
+        """The first signal received, if any."""
+        return self.signals[0] if self.signals else None
+
+    def restore(self) -> None:
+        """The handlers that were set before."""
+        for s, handler in self.previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)

@@ -461,14 +461,10 @@ def hierarchical(args: argparse.Namespace) -> int:
     settings = dict(pre_tokenizer=pre, max_token_length=args.max_token_length, show_progress=not args.quiet)
     if args.engine == "ray":     # the per-domain runs as Ray tasks; counting and the final run here
         from ..distributed.hierarchical import RayRunner
-        from ..distributed.session import ensure_ray, require_ray
-        started = ensure_ray(args.ray_address, args.num_proc, quiet=args.quiet)
-        try:
+        from ..distributed.session import ray_session
+        with ray_session(args.ray_address, args.num_proc, quiet=args.quiet):
             result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(max_retries=args.max_retries),
                                         **settings)
-        finally:
-            if started:
-                require_ray().shutdown()
     else:
         result = train_hierarchical(domains, args.vocab_size, **settings)
 
@@ -491,7 +487,7 @@ def count(args: argparse.Namespace) -> int:
     table ``--output`` atomically; returns 0. Every input is checked before counting starts
     (CorpusError: missing file or unmatched glob; OutputError: an existing output without
     ``--overwrite``, or an output that is an input)."""
-    from ..distributed.sources import iter_documents, resolve_inputs
+    from ..distributed.sources import read_documents, resolve_inputs
     from ..formats.count_table import write_count_table
     from ..errors import OutputError
     kinds = resolve_inputs(args.inputs)
@@ -521,8 +517,9 @@ def count(args: argparse.Namespace) -> int:
                                    num_proc=args.num_proc, show_progress=not args.quiet))
         for kind in ("json", "parquet"):
             for f in kinds.get(kind, []):
-                wc.update(count_words(iter_documents(f, kind, args.text_column), counting_pre, counting_norm,
-                                      num_proc=args.num_proc, show_progress=not args.quiet, source=f))
+                docs = read_documents(f, kind, args.text_column, args.encoding_errors)
+                wc.update(count_words(docs, counting_pre, counting_norm, num_proc=args.num_proc,
+                                      show_progress=not args.quiet, source=f))
     summary = write_count_table(wc, out, counting_pre)
     omitted = ""
     if summary.omitted_words:

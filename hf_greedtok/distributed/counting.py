@@ -2,35 +2,40 @@
 
 Shape of the job (P partitions, by default one per CPU)::
 
-    text file ──► one Ray task: read, count, split the table by a hash of the word ──► P tables
-    JSON / parquet / Dataset ──► Ray Data read + map_batches(count one block)
-                             ──► per block, one Ray task splits its table ──────────► P tables
+    text file, JSON Lines file, run of parquet row groups ──► one Ray task: read, count,
+                                                             split the table by a hash of the word ──► P tables
+    Dataset ──► Ray Data streams its blocks ──► per block, one Ray task: count, split ──► P tables
     partition p: sum tasks (pyarrow group_by, FAN_IN tables each, a tree) ──► one table
     driver: the P tables concatenated, ordered by count, then word ──► {word: count}
 
 Only partial word tables cross the network, each to the one task that sums its partition; the
-text is read and counted by one task. The merge is Ray Core tasks, not Ray Data's
-``groupby().sum()``: on 43 MB with 2 CPUs, Ray Data's hash shuffle took 4-6 s of a 6-8.5 s count
-and its sort shuffle 17 s, while these tasks merge the same 576,000 partial rows in about 0.2 s
-(benchmarks/RESULTS.md, issue 16).
+text is read and counted by one task. Every step is a Ray Core task with ``max_retries``: a task
+whose worker or node died is rerun (its lost outputs rebuilt from lineage), so a lost node costs
+time, not counts. The merge is Ray Core tasks, not Ray Data's ``groupby().sum()``: on 43 MB with
+2 CPUs, Ray Data's hash shuffle took 4-6 s of a 6-8.5 s count and its sort shuffle 17 s, while
+these tasks merge the same 576,000 partial rows in about 0.2 s (benchmarks/RESULTS.md, issue 16).
+Files are read by our own readers (:func:`~hf_greedtok.distributed.sources.read_documents`), as
+the local engine reads them, so an error names the file and line in one line on both engines.
 
 Why counts cannot disagree with :func:`hf_greedtok.word_counts.count_words_in_files` /
 :func:`~hf_greedtok.word_counts.count_words`: each file or block goes through the very functions
 those use in their worker processes (``_count_file_chunk`` for text files: the same UTF-8
 decoding policy, NUL check, line cutting with each line keeping its ``"\\n"``, normalizer and
-pre-tokenizer; ``_count_text_batch`` for documents: each string pre-tokenized whole); a word's
+pre-tokenizer; ``_count_text_batch`` for documents, read by the same ``read_documents``: each
+string pre-tokenized whole); a word's
 partition is a function of the word alone, so each word is summed by exactly one task, and
 sums are exact int64. Special tokens go through
 :func:`hf_greedtok.special_tokens.counting_pipeline`, as in training.
 
-Limits: a text file is counted by one task (whole file in that task's memory; shard big
-corpora into many files for parallelism).
+Limits: a text or JSON Lines file is counted by one task (whole file in that task's memory; shard
+big corpora into many files for parallelism); a parquet file by runs of its row groups.
 """
 from __future__ import annotations
 
 import os
 import zlib
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
 
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
@@ -40,9 +45,9 @@ from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
 from .._progress import progress_bar
-from .session import (data_settings, ensure_ray, finished, is_dataset_source, require_ray, settle_fsspec_http,
-                      task_retry_args, to_ray_dataset, with_remote_args)
-from .sources import is_uri, read_bytes, resolve_inputs
+from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
+                      to_ray_dataset)
+from .sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
 
 if TYPE_CHECKING:
     import datasets
@@ -63,18 +68,19 @@ def _table(counts: Counter):
                      "count": pa.array(list(counts.values()), pa.int64())})
 
 
-def _partitions(table, parts: int):
-    """Ray task (and the tail of :func:`_count_text_file`): ``table``'s rows in ``parts`` tables
-    by CRC-32 of the word's UTF-8 (the same partition for a word on every worker and machine;
-    Python's own str hash is salted per process). A tuple of tables, or the table itself when
-    ``parts`` is 1, as Ray's ``num_returns`` expects."""
+def _partitions(table, parts: int) -> tuple:
+    """The tail of every counting task: ``table``'s rows in ``parts`` tables by CRC-32 of the
+    word's UTF-8 (the same partition for a word on every worker and machine; Python's own str
+    hash is salted per process), then the table's number of rows: ``parts + 1`` values, as the
+    tasks' ``num_returns`` says. The driver waits on that last, small value only, so no table
+    travels to it before the merge."""
     if parts == 1:
-        return table
+        return table, table.num_rows
     import numpy as np
     import pyarrow as pa
     words = table.column("word").to_pylist()
     keys = np.fromiter((zlib.crc32(w.encode("utf-8")) for w in words), dtype=np.uint32, count=len(words)) % parts
-    return tuple(table.filter(pa.array(keys == p)) for p in range(parts))
+    return (*(table.filter(pa.array(keys == p)) for p in range(parts)), table.num_rows)
 
 
 def _count_text_file(path: str, parts: int, pre, normalizer, encoding_errors: str):
@@ -83,12 +89,24 @@ def _count_text_file(path: str, parts: int, pre, normalizer, encoding_errors: st
     return _partitions(_table(_wc._count_file_chunk((path, 1, read_bytes(path)))), parts)
 
 
-def _count_documents(batch, pre, normalizer, column: str, source: str):
-    """One batch of documents (``column`` holds the strings) -> partial word table."""
+def _count_document_file(path: str, kind: str, row_groups, parts: int, pre, normalizer, column: str,
+                         encoding_errors: str):
+    """Ray task: a JSON Lines file or a run of a parquet file's row groups -> its word table in
+    ``parts`` partitions."""
+    _wc._init_worker(pre, normalizer, encoding_errors)
+    docs = list(read_documents(path, kind, column, encoding_errors, row_groups))
+    return _partitions(_table(_wc._count_text_batch((path, 0, docs))), parts)
+
+
+def _count_block(block, parts: int, pre, normalizer, column: str, source: str):
+    """Ray task: one block of a Dataset (an Arrow or pandas table) -> its word table in ``parts``
+    partitions."""
+    from ray.data.block import BlockAccessor
+    table = BlockAccessor.for_block(block).to_arrow()
+    if column not in table.column_names:
+        raise CorpusError(source, None, f"no column {column!r} (columns: {table.column_names})")
     _wc._init_worker(pre, normalizer, "strict")
-    if column not in batch.column_names:
-        raise CorpusError(source, None, f"no column {column!r} (columns: {batch.column_names})")
-    return _table(_wc._count_text_batch((source, 0, batch.column(column).to_pylist())))
+    return _partitions(_table(_wc._count_text_batch((source, 0, table.column(column).to_pylist()))), parts)
 
 
 def _sum_tables(*tables):
@@ -113,8 +131,8 @@ class _Merge:
         self.levels: list[list[list]] = [[[]] for _ in range(parts)]   # partition -> level -> refs
 
     def add(self, refs) -> None:
-        """One producer's P partition refs (a list, or one ref when P is 1)."""
-        for levels, ref in zip(self.levels, refs if self.parts > 1 else [refs]):
+        """One producer's P partition refs."""
+        for levels, ref in zip(self.levels, refs):
             level = 0
             levels[0].append(ref)
             while len(levels[level]) == FAN_IN:     # a full level carries one sum upwards
@@ -124,13 +142,16 @@ class _Merge:
                 levels[level] = []
                 level += 1
 
-    def result(self) -> Counter:
+    def result(self, max_retries: Optional[int]) -> Counter:
         """{word: count}, ordered by count descending, then word."""
         import pyarrow as pa
         import pyarrow.compute as pc
-        import ray
         last = [[ref for level in levels for ref in level] for levels in self.levels]
-        tables = [t for t in ray.get([self.sum.remote(*refs) for refs in last if refs]) if t.num_rows]
+        refs = [self.sum.remote(*refs) for refs in last if refs]
+        tables: list = [None] * len(refs)
+        run_tasks([partial(lambda r: (r, None), ref) for ref in refs], "counting", max_retries,
+                  lambda k, table, _: tables.__setitem__(k, table))
+        tables = [t for t in tables if t.num_rows]
         if not tables:
             return Counter()
         merged = pa.concat_tables(tables)
@@ -192,63 +213,48 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     is_dataset = is_dataset_source(source)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
     kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
-    started = ensure_ray(address, num_cpus, quiet=not show_progress)
-    try:
-        dataset = to_ray_dataset(source) if is_dataset else None
+    with ray_session(address, num_cpus, quiet=not show_progress):
         # one partition per CPU: each sum task then holds distinct words / partitions rows
-        parts = num_partitions or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        # Ray Core's default is 3 retries; None means forever here, as in Ray Data
-        core_retries = {"max_retries": -1 if max_retries is None else max_retries}
-        merge = _Merge(parts, core_retries)
-        with data_settings([dataset] if is_dataset else [], show_progress=show_progress, step="counting",
-                           max_retries=max_retries), \
-                progress_bar(desc="counting words", unit="part", show=show_progress) as bar:
-            for refs in _partial_tables(dataset, kinds, pre, norm, text_column, encoding_errors, parts,
-                                        task_retry_args(max_retries), core_retries):
-                merge.add(refs)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        parts = num_partitions or cpus
+        retries = core_retries(max_retries)
+        merge = _Merge(parts, retries)
+        if is_dataset:
+            count = ray.remote(_count_block).options(num_returns=parts + 1, **retries)
+            name = f"dataset column {text_column!r}"
+            blocks = dataset_blocks(to_ray_dataset(source), show_progress=show_progress, step="counting",
+                                    max_retries=max_retries)
+            submissions = (partial(_submit, count, block, parts, pre, norm, text_column, name) for block in blocks)
+        else:
+            submissions = _file_tasks(kinds, pre, norm, text_column, encoding_errors, parts, retries)
+        with progress_bar(desc="counting words", unit="part", show=show_progress) as bar:
+            def counted(k: int, rows: int, tables: list) -> None:
+                merge.add(tables)
                 bar.update(1)
-            return merge.result()
-    finally:
-        if started:
-            ray.shutdown()
+            # a few tasks per CPU in flight: a Dataset's blocks are then read as they are counted
+            run_tasks(submissions, "counting", max_retries, counted, limit=4 * cpus)
+            return merge.result(max_retries)
 
 
-def _partial_tables(dataset: Optional["ray.data.Dataset"], kinds: Optional[dict], pre, norm, text_column: str,
-                    encoding_errors: str, parts: int, data_retries: dict, core_retries: dict) -> Iterator:
-    """The partial word tables of ``dataset`` or of the files ``kinds`` lists, in ``parts``
-    partitions: per text file or per Ray Data block, the refs of its P tables (one ref when P
-    is 1), yielded once ready (text files) or as Ray Data streams the blocks out."""
+def _submit(task, *args) -> tuple:
+    """Submit a counting task; (its row count's ref, to wait on; its partition tables' refs)."""
+    refs = task.remote(*args)
+    return refs[-1], refs[:-1]
+
+
+def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, parts: int, retries: dict) -> list:
+    """One counting task per text or JSON Lines file and per run of parquet row groups, as
+    :func:`~hf_greedtok.distributed.session.run_tasks` submissions."""
     import ray
-    text_files = (kinds or {}).get("text", [])
-    count = ray.remote(_count_text_file).options(num_returns=parts, **core_retries)
-    pending = {}
-    for path in text_files:
-        refs = count.remote(path, parts, pre, norm, encoding_errors)
-        pending[refs[0] if parts > 1 else refs] = refs
-    # batch_size=None: one batch per block, which lets Ray fuse each read with its counting
-    # into one task (ReadX->MapBatches), so text never leaves the task that read it
-    doc_args = dict(batch_format="pyarrow", zero_copy_batch=True, batch_size=None, remote_args=data_retries,
-                    fn_kwargs=dict(pre=pre, normalizer=norm, column=text_column))
-    tables = []
-    if kinds is None:
-        tables.append(with_remote_args(dataset.map_batches, _count_documents, **{**doc_args, "fn_kwargs": {
-            **doc_args["fn_kwargs"], "source": f"dataset column {text_column!r}"}}))
-    else:
-        for kind, files in kinds.items():
+    count_text = ray.remote(_count_text_file).options(num_returns=parts + 1, **retries)
+    count_docs = ray.remote(_count_document_file).options(num_returns=parts + 1, **retries)
+    submissions = []
+    for kind, files in kinds.items():
+        for path in files:
             if kind == "text":
+                submissions.append(partial(_submit, count_text, path, parts, pre, norm, encoding_errors))
                 continue
-            settle_fsspec_http()
-            ds = (with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
-                                   remote_args=data_retries) if kind == "json" else
-                  with_remote_args(ray.data.read_parquet, files, remote_args=data_retries).select_columns([text_column]))
-            name = ", ".join(os.path.basename(f) if not is_uri(f) else f for f in files)
-            tables.append(with_remote_args(ds.map_batches, _count_documents, **{**doc_args, "fn_kwargs": {
-                **doc_args["fn_kwargs"], "source": name}}))
-    if tables:
-        split = ray.remote(_partitions).options(num_returns=parts, **core_retries)
-        blocks = tables[0].union(*tables[1:]) if len(tables) > 1 else tables[0]
-        for bundle in blocks.iter_internal_ref_bundles():
-            for ref in bundle.block_refs:
-                yield split.remote(ref, parts)
-    for ref in finished(list(pending)):
-        yield pending.pop(ref)
+            for row_groups in (parquet_pieces(path) if kind == "parquet" else [None]):
+                submissions.append(partial(_submit, count_docs, path, kind, row_groups, parts, pre, norm, text_column,
+                                           encoding_errors))
+    return submissions

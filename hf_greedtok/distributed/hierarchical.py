@@ -16,26 +16,32 @@ exactly (``tests/test_distributed_hierarchical.py``). What crosses the network: 
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from typing import Mapping, Optional
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH
 from ..hierarchical import HierarchicalRun, LocalRun, check_domains, run_hierarchical
 from ..pre_tokenizers import PreTokenizer
-from .session import ensure_ray, lost_worker, require_ray, task_error
+from .session import core_retries, ray_session, require_ray, run_tasks
 
 
 def _local_task(run: LocalRun, name: str, word_counts: Mapping[str, int]) -> Tokenizer:
     return run(name, word_counts)
 
 
+def _submit(task, *args) -> tuple:
+    return task.remote(*args), None
+
+
 class RayRunner:
     """A :data:`~hf_greedtok.hierarchical.LocalRunner` that runs each domain's
-    :class:`LocalRun` as one Ray task (needs a connected Ray: :func:`ensure_ray`).
+    :class:`LocalRun` as one Ray task (needs a connected Ray: :func:`~.session.ensure_ray`).
 
     Args:
         num_cpus: CPUs each task reserves, and its trainer's threads.
-        max_retries: reruns of a task whose worker process died (Ray's ``max_retries``).
+        max_retries: reruns of a task whose worker process or node died (Ray's ``max_retries``;
+            None: forever).
 
     Calling it returns {domain: Tokenizer} in the domains' order. Raises the task's own
     GreedTokError (CorpusError for an empty domain) rather than Ray's wrapper, and
@@ -50,20 +56,15 @@ class RayRunner:
 
     def __call__(self, run: LocalRun, domains: Mapping[str, Mapping[str, int]]) -> dict[str, Tokenizer]:
         ray = require_ray()
-        task = ray.remote(num_cpus=self.num_cpus, max_retries=self.max_retries)(_local_task)
+        task = ray.remote(_local_task).options(num_cpus=self.num_cpus, **core_retries(self.max_retries))
         # a worker's progress bar goes to its log file, not to the user: off
         run = dataclasses.replace(run, num_threads=self.num_cpus, show_progress=False)
-        refs = [task.remote(run, name, ray.put(dict(wc))) for name, wc in domains.items()]
-        try:
-            return dict(zip(domains, ray.get(refs)))
-        except ray.exceptions.RayError as e:
-            cause = task_error(e)
-            if cause is not None:
-                raise cause from None
-            lost = lost_worker(e, "hierarchical training, per-domain runs", self.max_retries)
-            if lost is None:
-                raise
-            raise lost from e
+        names = list(domains)
+        tokenizers: list = [None] * len(names)
+        run_tasks([partial(_submit, task, run, name, ray.put(dict(domains[name]))) for name in names],
+                  "hierarchical training, per-domain runs", self.max_retries,
+                  lambda k, tok, _: tokenizers.__setitem__(k, tok))
+        return dict(zip(names, tokenizers))
 
 
 def train_hierarchical_distributed(domains: Mapping[str, Mapping[str, int]], k: int, *,
@@ -99,12 +100,7 @@ def train_hierarchical_distributed(domains: Mapping[str, Mapping[str, int]], k: 
         ImportError: Ray not installed.
     """
     check_domains(domains, k)      # before Ray starts
-    ray = require_ray()
     runner = RayRunner(num_cpus_per_task, max_retries)
-    started = ensure_ray(address, num_cpus, quiet=not show_progress)
-    try:
+    with ray_session(address, num_cpus, quiet=not show_progress):
         return run_hierarchical(domains, k, pre_tokenizer=pre_tokenizer, max_token_length=max_token_length,
                                 show_progress=show_progress, local_runner=runner)
-    finally:
-        if started:
-            ray.shutdown()

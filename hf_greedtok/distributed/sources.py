@@ -11,7 +11,7 @@ import glob
 import json
 import os
 from pathlib import Path
-from typing import Iterator, Sequence, Union
+from typing import Iterator, Optional, Sequence, Union
 
 from ..errors import CorpusError
 from ..word_counts import check_input_file
@@ -73,35 +73,128 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]]) -> dict[str, list[
     return out
 
 
-def iter_documents(path: str, kind: str, text_column: str) -> Iterator[object]:
-    """The ``text_column`` values of a local JSON Lines or parquet file, in file order (what the
-    single-process engine counts; Ray reads the same files with read_json / read_parquet).
+#: A parquet file is split into runs of row groups of about this many bytes (uncompressed, as
+#: its metadata reports them), one Ray task each: a big file is read by several workers.
+PIECE_BYTES = 64 << 20
+
+
+def parquet_pieces(path: str) -> list[tuple[int, ...]]:
+    """Runs of consecutive row groups of a parquet file, about :data:`PIECE_BYTES` each, that
+    together cover the file in order (``[()]`` for a file without row groups).
 
     Raises:
-        CorpusError: invalid JSON (line given), a line that is not an object, or a missing column.
+        CorpusError: not a readable parquet file (file named).
+    """
+    meta = _parquet_file(path).metadata
+    pieces: list[tuple[int, ...]] = []
+    run: list[int] = []
+    size = 0
+    for g in range(meta.num_row_groups):
+        run.append(g)
+        size += meta.row_group(g).total_byte_size
+        if size >= PIECE_BYTES:
+            pieces.append(tuple(run))
+            run, size = [], 0
+    if run or not pieces:
+        pieces.append(tuple(run))
+    return pieces
+
+
+def _parquet_file(path: str):
+    """``pyarrow.parquet.ParquetFile`` of a local path or URI; errors name the file."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("reading parquet needs pyarrow: pip install 'hf-greedtok[ray]'") from None
+    try:
+        if is_uri(path):
+            from pyarrow import fs
+            filesystem, inner = fs.FileSystem.from_uri(path)
+            return pq.ParquetFile(filesystem.open_input_file(inner))
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CorpusError(path, None, f"not a readable parquet file ({reason})") from None
+
+
+def read_documents(path: str, kind: str, text_column: str, encoding_errors: str = "strict",
+                   row_groups: Optional[Sequence[int]] = None) -> Iterator[str]:
+    """The documents of a JSON Lines or parquet file, in file order: each line's (each row's)
+    ``text_column`` value. Both engines, counting and tokenizing alike, read files with this one
+    function, so they see the same documents and report the same errors.
+
+    Args:
+        path: a local path or a URI (``s3://``...; read through pyarrow's filesystems).
+        kind: "json" (JSON Lines: one object a line, blank lines skipped) or "parquet".
+        text_column: the documents' field (JSON) or column (parquet).
+        encoding_errors: invalid UTF-8 in a JSON Lines file: "strict" (an error naming the
+            line), "replace" or "ignore", as for text files.
+        row_groups: parquet: only these row groups (a run :func:`parquet_pieces` gives); rows
+            are still numbered from the start of the file in errors.
+
+    Raises:
+        CorpusError: naming the file and the line (JSON) or row (parquet, counted from 1):
+            invalid UTF-8 (strict), invalid JSON, a line that is not an object or lacks the
+            field, a missing column, a document that is not a string (null, number...), or a
+            file that is not parquet.
         ImportError: parquet without pyarrow.
     """
     if kind == "json":
-        with open(path, encoding="utf-8") as f:
-            for k, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise CorpusError(path, k, f"invalid JSON ({e.msg})") from None
-                if not isinstance(row, dict) or text_column not in row:
-                    raise CorpusError(path, k, f"no {text_column!r} field (choose it with text_column / --text-column)")
-                yield row[text_column]
+        yield from _json_documents(path, text_column, encoding_errors)
     elif kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ImportError("reading parquet needs pyarrow: pip install 'hf-greedtok[ray]'") from None
-        pf = pq.ParquetFile(path)
-        if text_column not in pf.schema_arrow.names:
-            raise CorpusError(path, None, f"no column {text_column!r} (columns: {pf.schema_arrow.names})")
-        for batch in pf.iter_batches(columns=[text_column]):
-            yield from batch.column(0).to_pylist()
+        yield from _parquet_documents(path, text_column, row_groups)
     else:
-        raise ValueError(f"iter_documents reads json or parquet files, not {kind!r}")
+        raise ValueError(f"read_documents reads json or parquet files, not {kind!r}")
+
+
+def _json_documents(path: str, text_column: str, encoding_errors: str) -> Iterator[str]:
+    data = read_bytes(path)
+    for k, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8", errors=encoding_errors)
+        except UnicodeDecodeError as e:
+            raise CorpusError(path, k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass --encoding-errors "
+                                       "replace or ignore (encoding_errors=) to accept it") from None
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CorpusError(path, k, f"invalid JSON ({e.msg}, column {e.colno})") from None
+        if not isinstance(row, dict):
+            raise CorpusError(path, k, f"a JSON Lines document is an object, found {type(row).__name__}")
+        if text_column not in row:
+            raise CorpusError(path, k, f"no {text_column!r} field (choose it with --text-column / text_column)")
+        doc = row[text_column]
+        if not isinstance(doc, str):
+            raise CorpusError(path, k, f"{text_column!r} is {_json_type(doc)}, not text")
+        yield doc
+
+
+def _json_type(value) -> str:
+    return "null" if value is None else {bool: "a boolean", int: "a number", float: "a number", list: "an array",
+                                         dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequence[int]]) -> Iterator[str]:
+    import pyarrow as pa
+    pf = _parquet_file(path)
+    schema = pf.schema_arrow
+    if text_column not in schema.names:
+        raise CorpusError(path, None, f"no column {text_column!r} (columns: {schema.names}; choose it with "
+                                      "--text-column / text_column)")
+    kind = schema.field(text_column).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise CorpusError(path, None, f"column {text_column!r} holds {kind}, not text")
+    meta = pf.metadata
+    first_rows = [0]
+    for g in range(meta.num_row_groups):
+        first_rows.append(first_rows[-1] + meta.row_group(g).num_rows)
+    for g in (range(meta.num_row_groups) if row_groups is None else row_groups):
+        row = first_rows[g] + 1
+        column = pf.read_row_group(g, columns=[text_column]).column(0)
+        if column.null_count:
+            nulls = column.is_null().to_pylist()
+            raise CorpusError(path, None, f"row {row + nulls.index(True)}: {text_column!r} is null, not text")
+        yield from column.to_pylist()

@@ -2,21 +2,23 @@
 
 Shape of the Ray job::
 
-    text file k ─► one Ray task: read, cut lines, encode (the folder loaded once per worker
-                   process), write part-k.parquet
-    read_json / read_parquet / a ray.data.Dataset / a datasets.Dataset ─► documents
-          ─► map_batches(_EncodeActor): an actor pool, each actor loading the folder once
-          ─► write_datasink(_ordered_parquet_sink): write task t, its blocks in order, to part-t.parquet
-    each into a new folder beside the output, renamed into place at the end;
+    text file, JSON Lines file, run of parquet row groups, or block k of a Dataset
+        ─► one Ray task: read, encode (the folder loaded once per worker process),
+           write part-k.parquet
+    into a new folder beside the output, renamed into place at the end;
     columns: input_ids (list<int32>) [, attention_mask (list<int8>)]
 
-Text files go to plain Ray tasks rather than Ray Data: on 43 MB with 2 CPUs the Ray Data job
-(read, actor pool, write) ran at 0.35x the local engine's speed, its fixed costs larger than
-the encoding (benchmarks/RESULTS.md, issue 16).
+Every task is a Ray Core task with ``max_retries``: one whose worker or node died is rerun and
+rewrites its part from the start (written under a ``_`` name and renamed, so a part is whole or
+absent), so a lost node costs time, not rows. Files are read by our own readers, as the local
+engine reads them (:func:`~hf_greedtok.distributed.sources.read_documents`), so an error names
+the file and line in one line on both engines. Text files went to plain tasks rather than Ray
+Data first: on 43 MB with 2 CPUs the Ray Data job (read, actor pool, write) ran at 0.35x the local
+engine's speed, its fixed costs larger than the encoding (benchmarks/RESULTS.md, issue 16); the
+other kinds followed when Ray Data's actor pool was seen to hang when every actor died (issue 29).
 
-Rows keep the input's order (text files: part k is file k; documents: Ray Data's
-``preserve_order`` hands write task t the t-th run of blocks, which it writes in that order;
-the local engine reads in order):
+Rows keep the input's order (part k holds the k-th file, run of row groups or block; the
+local engine reads in order):
 row k of the output, read back as one table (``pyarrow.parquet.read_table(output)``,
 ``datasets.load_dataset("parquet", data_files="OUTPUT/*.parquet")``,
 ``ray.data.read_parquet(output)``), is
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
@@ -44,10 +47,9 @@ from ..errors import CorpusError
 from ..hf.folder import check_tokenizer_folder
 from .. import word_counts as _wc
 from .encoding import FolderEncoder
-from .session import (actor_retry_args, data_settings, ensure_ray, finished, is_dataset_source, settle_fsspec_http,
-                      with_remote_args,
-                      require_ray, task_retry_args, to_ray_dataset)
-from .sources import iter_documents, read_bytes, resolve_inputs
+from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
+                      shutdown_ray, to_ray_dataset)
+from .sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
 
 if TYPE_CHECKING:
     import datasets
@@ -73,23 +75,9 @@ class TokenizedDataset:
     rows: int
 
 
-class _EncodeActor:
-    """One Ray actor's encoder: loads the folder once, then encodes the batches of documents
-    (``text_column``) it is given."""
-
-    def __init__(self, folder: str, mode: Optional[str], add_special_tokens: bool, attention_mask: bool,
-                 text_column: str, source: str) -> None:
-        self.encoder = FolderEncoder(folder, mode=mode, add_special_tokens=add_special_tokens,
-                                     attention_mask=attention_mask)
-        self.text_column, self.source = text_column, source
-
-    def __call__(self, batch: "pa.Table") -> "pa.Table":
-        return _encode(self.encoder, batch, self.text_column, self.source)
-
-
-# The encoder a Ray worker process keeps between text-file tasks, with its key: folder, the
-# folder's files' (name, size, mtime) stamp (a folder rewritten in place is loaded afresh) and
-# the encoding options. One only: a worker serves one job at a time.
+# The encoder a Ray worker process keeps between tasks, with its key: folder, the folder's
+# files' (name, size, mtime) stamp (a folder rewritten in place is loaded afresh) and the encoding
+# options. One only: a worker serves one job at a time.
 _WORKER_ENCODER: list = [None, None]
 
 
@@ -106,22 +94,19 @@ def _folder_stamp(folder: Path) -> tuple:
                         for p in folder.iterdir() if p.is_file() for st in [p.stat()]))
 
 
-def _tokenize_text_file(path: str, target: str, key: tuple, encoding_errors: str, batch_size: int) -> int:
-    """Ray task: text file ``path``'s lines (cut as word counting cuts them), encoded
-    ``batch_size`` at a time into the parquet file ``target``; returns its rows. Written under a
-    ``_``-prefixed name (parquet readers skip it) and renamed, so a task killed mid-write and
-    rerun leaves one whole file."""
+def _write_part(target: str, encoder: FolderEncoder, docs: list, source: str, batch_size: int) -> int:
+    """Encode ``docs`` ``batch_size`` at a time into the parquet file ``target``; returns its rows.
+    Written under a ``_``-prefixed name (parquet readers skip it) and renamed, so a task killed
+    mid-write and rerun leaves one whole file."""
     import pyarrow.parquet as pq
-    encoder = _worker_encoder(key)
-    lines = _wc.text_lines(path, 1, read_bytes(path), encoding_errors)
     partial = os.path.join(os.path.dirname(target), "_" + os.path.basename(target) + ".partial")
-    if not lines:       # an empty table, so that readers find the columns
+    if not docs:        # an empty table, so that readers find the columns
         pq.write_table(encoder.encode_table([]), partial)
     else:
         writer = None
         try:
-            for k in range(0, len(lines), batch_size):
-                table = encoder.encode_table(lines[k:k + batch_size])
+            for k in range(0, len(docs), batch_size):
+                table = _encode_docs(encoder, docs[k:k + batch_size], source, k + 1)
                 if writer is None:
                     writer = pq.ParquetWriter(partial, table.schema)
                 writer.write_table(table)
@@ -129,71 +114,28 @@ def _tokenize_text_file(path: str, target: str, key: tuple, encoding_errors: str
             if writer is not None:
                 writer.close()
     os.replace(partial, target)
-    return len(lines)
+    return len(docs)
 
 
-def _write_text_files_on_ray(folder: Path, files: list[str], key: tuple, encoding_errors: str, batch_size: int,
-                             retries: dict, show_progress: bool) -> None:
-    """One task per text file, part k holding file k's rows (so the folder's order is the
-    inputs' order); waits for all of them, a bar counting finished files."""
-    import ray
-    from .._progress import progress_bar
-    task = ray.remote(_tokenize_text_file).options(**retries)
-    width = max(5, len(str(len(files) - 1)))
-    pending = [task.remote(f, str(folder / f"part-{k:0{width}d}.parquet"), key, encoding_errors, batch_size)
-               for k, f in enumerate(files)]
-    try:
-        with progress_bar(total=len(files), desc="tokenizing", unit="file", show=show_progress) as bar:
-            for ref in finished(pending):
-                ray.get(ref)        # a task's error surfaces here, with the first to fail
-                bar.update(1)
-    except BaseException:
-        # on a cluster we joined, nothing keeps writing after we gave up (finished tasks ignore it)
-        for ref in pending:
-            ray.cancel(ref)
-        raise
+def _tokenize_file(path: str, kind: str, row_groups, target: str, key: tuple, text_column: str,
+                   encoding_errors: str, batch_size: int) -> int:
+    """Ray task: a text file's lines (cut as word counting cuts them), a JSON Lines file's
+    documents or a run of a parquet file's row groups, encoded into the parquet file ``target``."""
+    if kind == "text":
+        docs = _wc.text_lines(path, 1, read_bytes(path), encoding_errors)
+    else:
+        docs = list(read_documents(path, kind, text_column, encoding_errors, row_groups))
+    return _write_part(target, _worker_encoder(key), docs, path, batch_size)
 
 
-def _write_blocks(folder: str, blocks, task_idx: int) -> int:
-    """Ray Data write task ``task_idx``: its blocks (Arrow tables of ids), in the order given, into
-    ``part-<task_idx>.parquet``; returns the rows written (none: no file).
-
-    Ray's own ``write_parquet`` (Ray 2.60) hands a task's blocks to ``pyarrow.dataset.write_dataset``
-    with ``use_threads=True`` and no ``preserve_order``, which may write them out of order (seen:
-    rows 300-310 of a 311-row JSON Lines file before rows 200-299). Written under a ``_``-prefixed
-    name and renamed, as the text-file tasks do, so a retried task leaves one whole file."""
-    import pyarrow.parquet as pq
+def _tokenize_block(block, target: str, key: tuple, text_column: str, source: str, batch_size: int) -> int:
+    """Ray task: one block of a Dataset (Arrow or pandas), its ``text_column`` encoded into the
+    parquet file ``target``."""
     from ray.data.block import BlockAccessor
-    tables = [t for t in (BlockAccessor.for_block(b).to_arrow() for b in blocks) if t.num_rows]
-    if not tables:
-        return 0
-    target = os.path.join(folder, f"part-{task_idx:09d}.parquet")
-    partial = os.path.join(folder, f"_part-{task_idx:09d}.parquet.partial")
-    with pq.ParquetWriter(partial, tables[0].schema) as writer:
-        for table in tables:
-            writer.write_table(table)
-    os.replace(partial, target)
-    return sum(t.num_rows for t in tables)
-
-
-def _ordered_parquet_sink(folder: str):
-    """A Ray Data ``Datasink`` writing with :func:`_write_blocks` (defined here: ray loads lazily)."""
-    from ray.data import Datasink
-
-    class OrderedParquetSink(Datasink):
-        def write(self, blocks, ctx) -> int:
-            return _write_blocks(folder, blocks, ctx.task_idx)
-
-        def get_name(self) -> str:
-            return "OrderedParquet"
-
-    return OrderedParquetSink()
-
-
-def _encode(encoder: FolderEncoder, batch: "pa.Table", column: str, source: str) -> "pa.Table":
-    if column not in batch.column_names:
-        raise CorpusError(source, None, f"no column {column!r} (columns: {batch.column_names})")
-    return _encode_docs(encoder, batch.column(column).to_pylist(), source)
+    table = BlockAccessor.for_block(block).to_arrow()
+    if text_column not in table.column_names:
+        raise CorpusError(source, None, f"no column {text_column!r} (columns: {table.column_names})")
+    return _write_part(target, _worker_encoder(key), table.column(text_column).to_pylist(), source, batch_size)
 
 
 def _encode_docs(encoder: FolderEncoder, docs: list, source: str, first: Optional[int] = None) -> "pa.Table":
@@ -205,36 +147,45 @@ def _encode_docs(encoder: FolderEncoder, docs: list, source: str, first: Optiona
     return encoder.encode_table(docs)
 
 
+def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, text_column: str,
+                     encoding_errors: str, batch_size: int, max_retries: Optional[int], limit: int,
+                     show_progress: bool) -> None:
+    """One task per file, run of row groups or Dataset block (:func:`_tokenize_file`,
+    :func:`_tokenize_block`), part k holding the k-th of them, so the folder's order is the
+    inputs' order; at most ``limit`` at a time; waits for all of them, a bar counting parts."""
+    import ray
+    from .._progress import progress_bar
+    retries = core_retries(max_retries)
+    if kinds is not None:
+        task = ray.remote(_tokenize_file).options(**retries)
+        pieces = [(path, kind, row_groups) for kind, files in kinds.items() for path in files
+                  for row_groups in (parquet_pieces(path) if kind == "parquet" else [None])]
+        width = max(5, len(str(len(pieces) - 1)))
+        submissions = [partial(_submit, task, path, kind, row_groups, str(folder / f"part-{k:0{width}d}.parquet"),
+                               key, text_column, encoding_errors, batch_size)
+                       for k, (path, kind, row_groups) in enumerate(pieces)]
+        total: Optional[int] = len(pieces)
+    else:
+        task = ray.remote(_tokenize_block).options(**retries)
+        source = f"dataset column {text_column!r}"
+        blocks = dataset_blocks(dataset, show_progress=show_progress, step="tokenizing", max_retries=max_retries)
+        submissions = (partial(_submit, task, block, str(folder / f"part-{k:09d}.parquet"), key, text_column, source,
+                               batch_size) for k, block in enumerate(blocks))
+        total = None
+    with progress_bar(total=total, desc="tokenizing", unit="part", show=show_progress) as bar:
+        run_tasks(submissions, "tokenizing", max_retries, lambda *_: bar.update(1), limit=limit)
+
+
+def _submit(task, *args) -> tuple:
+    return task.remote(*args), None
+
+
 def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
     if len(kinds) > 1:
         raise CorpusError(", ".join(f for files in kinds.values() for f in files), None,
                           f"inputs of different kinds ({', '.join(kinds)}): tokenize one kind at a time, so "
                           "rows keep the inputs' order")
     return next(iter(kinds.items()))
-
-
-def _ray_documents(source, kinds, text_column: str, workers: int,
-                   retries: dict) -> tuple["ray.data.Dataset", str]:
-    """(Dataset of documents, their name in errors) of a Dataset or of JSON Lines or parquet
-    files; reads take the task arguments ``retries``."""
-    import ray
-    if kinds is None:
-        return source, f"dataset column {text_column!r}"
-    kind, files = _single_kind(kinds)
-    names = [os.path.basename(f) if "://" not in f else f for f in files]
-    # errors name the file when there is one; each task carries the name, so not thousands
-    name = ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:3])} ... ({len(names)} files)"
-    # Reads take no CPU slot: the encoder actors hold one CPU each for the whole run, and a read
-    # waiting for a slot they hold would wait forever (measured: 2 actors on 2 CPUs hung). At
-    # most ``workers`` reads at a time, as slot-free tasks would otherwise all start at once,
-    # each in a new worker process (measured: 16 files, 27 processes on a 1-CPU cluster)
-    free = {"num_cpus": 0, "concurrency": workers}     # read_* keyword arguments
-    if kind == "json":
-        return with_remote_args(ray.data.read_json, files, lines=True, override_num_blocks=len(files),
-                                remote_args=retries, **free), name
-    settle_fsspec_http()
-    return with_remote_args(ray.data.read_parquet, files, remote_args=retries, **free).select_columns([text_column]), \
-        name
 
 
 def _local_documents(kinds: dict[str, list[str]], text_column: str, encoding_errors: str,
@@ -251,7 +202,7 @@ def _local_documents(kinds: dict[str, list[str]], text_column: str, encoding_err
     for f in files:
         batch: list = []
         first = 1
-        for doc in iter_documents(f, kind, text_column):
+        for doc in read_documents(f, kind, text_column, encoding_errors):
             batch.append(doc)
             if len(batch) == batch_size:
                 yield f, first, batch
@@ -297,9 +248,9 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         tokenizer_dir: any folder ``hf-greedtok train`` writes, or a ``Tokenizer.save`` folder.
         output: the folder to create (a path every Ray worker can write, e.g. a shared file
             system; one machine: any local path).
-        engine: "ray" (text files: one Ray task per file, each worker process loading the
-            tokenizer once; documents: Ray Data ``map_batches`` over an actor pool, each actor
-            loading it once) or "local" (this process, ``num_threads`` native encoder threads).
+        engine: "ray" (one Ray task per file, run of parquet row groups or Dataset block, each
+            worker process loading the tokenizer once) or "local" (this process, ``num_threads``
+            native encoder threads).
         mode: "cover" or "optimal" for GreedTok folders (default: the folder's).
         add_special_tokens: BOS/EOS as the folder's post-processor adds them (``tok(text)``).
         attention_mask: also write ``attention_mask`` (list<int8>, all ones).
@@ -308,12 +259,12 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         overwrite: replace an existing ``output`` (only a folder this function wrote).
         address, num_cpus: Ray: None starts a local cluster of ``num_cpus`` CPUs when Ray is not
             initialized; ``"auto"`` or an address joins one; an existing connection is used.
-        num_workers: Ray: encoder actors (default: the cluster's CPUs).
+        num_workers: Ray: at most this many parts encoded at a time (default: twice the
+            cluster's CPUs; a Dataset's blocks are produced as they are encoded).
         num_threads: local: encoder threads.
-        max_retries: Ray: reruns of a text file's task or of a read or write task whose worker
-            process died, restarts of a dead encoder actor and resends of its batch; ids stay
-            exact (a file or batch is encoded afresh). None: forever.
-        show_progress: a bar of the text files done, or Ray Data's progress bars; Ray's INFO
+        max_retries: Ray: reruns of a task whose worker process or node died; ids stay exact
+            (its part is encoded and written afresh). None: forever.
+        show_progress: a bar of the parts done (and Ray Data's for a Dataset); Ray's INFO
             lines.
 
     Returns:
@@ -356,7 +307,6 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
     files = [f for fs in (kinds or {}).values() for f in fs if "://" not in f]
     check_target(output, overwrite=overwrite, inputs=[*files, tokenizer_dir], manifest_name=DATASET_MANIFEST)
     check_writable(output)
-    args = dict(mode=mode, add_special_tokens=add_special_tokens, attention_mask=attention_mask)
 
     if engine == "local":
         def write(folder: Path) -> None:
@@ -367,43 +317,21 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         return _summary(output)
 
     ray = require_ray()
-    started = ensure_ray(address, num_cpus, quiet=not show_progress)
+    resolved = tokenizer_dir.resolve()
+    key = (str(resolved), _folder_stamp(resolved), mode, add_special_tokens, attention_mask)
+    with ray_session(address, num_cpus, quiet=not show_progress) as started:
+        def write(folder: Path) -> None:
+            try:
+                limit = num_workers or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+                _tokenize_on_ray(folder, kinds, None if kinds is not None else to_ray_dataset(source), key,
+                                 text_column, encoding_errors, batch_size, max_retries, limit, show_progress)
+            except BaseException:
+                if started:     # stop our tasks before the temporary folder is removed
+                    shutdown_ray()
+                raise
 
-    def write(folder: Path) -> None:
-        try:
-            workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            retries = task_retry_args(max_retries)
-            dataset = to_ray_dataset(source) if kinds is None else None
-            # the reads are made under the run's settings (preserve_order), not only the steps after them
-            with data_settings([] if dataset is None else [dataset], show_progress=show_progress,
-                               preserve_order=True, step="tokenizing", max_retries=max_retries,
-                               cpu_free_reads=True):
-                if kinds is not None and "text" in kinds:
-                    resolved = tokenizer_dir.resolve()
-                    key = (str(resolved), _folder_stamp(resolved), mode, add_special_tokens, attention_mask)
-                    # Ray Core's default is 3 retries; None means forever here, as in Ray Data
-                    _write_text_files_on_ray(folder, kinds["text"], key, encoding_errors, batch_size,
-                                             {"max_retries": -1 if max_retries is None else max_retries},
-                                             show_progress)
-                    return
-                docs, name = _ray_documents(dataset, kinds, text_column, workers, retries)
-                ids = with_remote_args(docs.map_batches, _EncodeActor, fn_constructor_kwargs=dict(
-                    folder=str(tokenizer_dir.resolve()), text_column=text_column, source=name, **args),
-                    batch_size=batch_size, batch_format="pyarrow", zero_copy_batch=True,
-                    compute=ray.data.ActorPoolStrategy(size=workers), remote_args=actor_retry_args(max_retries))
-                with_remote_args(ids.write_datasink, _ordered_parquet_sink(str(folder)),
-                                 remote_args={"num_cpus": 0, **retries}, concurrency=workers)    # as the reads
-        except BaseException:
-            if started:     # stop our tasks before the temporary folder is removed
-                ray.shutdown()
-            raise
-
-    try:
         write_folder(output, write, overwrite=overwrite, inputs=[*files, tokenizer_dir],
                      manifest_name=DATASET_MANIFEST)
-    finally:
-        if started and ray.is_initialized():
-            ray.shutdown()
     return _summary(output)
 
 
