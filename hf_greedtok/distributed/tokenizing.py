@@ -354,7 +354,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         kinds = None
     check_tokenizer_folder(tokenizer_dir)
     files = [f for fs in (kinds or {}).values() for f in fs if "://" not in f]
-    check_target(output, overwrite=overwrite, inputs=[*files, tokenizer_dir], manifest_name=DATASET_MANIFEST)
+    check_target(output, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
     check_writable(output)
     args = dict(mode=mode, add_special_tokens=add_special_tokens, attention_mask=attention_mask)
 
@@ -362,8 +362,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         def write(folder: Path) -> None:
             _write_local(folder, kinds, tokenizer_dir, mode, add_special_tokens, attention_mask, text_column,
                          encoding_errors, batch_size, num_threads)
-        write_folder(output, write, overwrite=overwrite, inputs=[*files, tokenizer_dir],
-                     manifest_name=DATASET_MANIFEST)
+        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
         return _summary(output)
 
     ray = require_ray()
@@ -399,8 +398,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             raise
 
     try:
-        write_folder(output, write, overwrite=overwrite, inputs=[*files, tokenizer_dir],
-                     manifest_name=DATASET_MANIFEST)
+        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
     finally:
         if started and ray.is_initialized():
             ray.shutdown()
