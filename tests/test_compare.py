@@ -143,7 +143,8 @@ def test_cli_compare_writes_report_and_plots(tmp_path, capsys):
     out = tmp_path / "cmp"
     assert main(["compare", str(EXAMPLE_TEXT), "-k", "50", "200", "-o", str(out), "--quiet"]) == 0
     assert "d_inst" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["d_inst.png", "report.json", "report.md", "tokens_per_word.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["d_inst.png", "hf_greedtok_manifest.json", "report.json",
+                                                     "report.md", "tokens_per_word.png"]
     for png in ("d_inst.png", "tokens_per_word.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "![d_inst.png](d_inst.png)" in (out / "report.md").read_text()
@@ -161,7 +162,7 @@ def test_cli_compare_without_matplotlib_fails_before_training(tmp_path, capsys, 
     assert "hf-greedtok[plot]" in capsys.readouterr().err
     assert not out.exists()
     assert main(["compare", str(EXAMPLE_TEXT), "-k", "50", "-o", str(out), "--quiet", "--no-plots"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["hf_greedtok_manifest.json", "report.json", "report.md"]
 
 
 # ---------------------------------------------------------------- hierarchical (Section 5.4)

@@ -5,6 +5,9 @@ output name holding a complete folder (old or new) or nothing, and no process be
   hard exit in a forked child: no cleanup at all).
 * Real ``hf-greedtok train`` processes killed with SIGKILL or SIGTERM while their worker
   processes count words (issue 12 item 3: workers stayed alive forever) or while training.
+* What a killed run leaves beside its output (issue 29) is cleaned by the next run on it: the
+  hidden new folder, the old one (put back if its name is missing), a table's temporary file;
+  never a live run's folders, nor anything not recognisably ours.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from pathlib import Path
 import pytest
 from corpora import EXAMPLE_TEXT, corpus
 
-from hf_greedtok import Tokenizer
+from hf_greedtok import Tokenizer, atomic
 from hf_greedtok import output_folders as folders
 from hf_greedtok.hf import folder as hf_folder
 from hf_greedtok.cli import main
@@ -166,9 +169,11 @@ def test_hard_crash_at_any_step_never_leaves_an_incomplete_folder(step, existing
     else:
         # killed between the two renames: the old folder is whole, beside the output name
         assert step == "rename new in" and len(kept) == 1 and snapshot(kept[0] / "tok") == old
-    # The next run replaces it; stale hidden folders do not get in the way.
+    # The next run cleans up what the killed one left, then replaces the folder.
     assert main(train_argv(out, NEW_K)) == 0
     assert assert_complete(out) == NEW_K
+    assert leftovers(out.parent, "new") == [] and leftovers(out.parent, "old") == []
+    assert sorted(p.name for p in out.parent.iterdir()) == ["tok"]
 
 
 # ---------------------------------------------------------------------- real processes, real signals
@@ -323,3 +328,201 @@ def test_a_worker_stopped_mid_result_does_not_hang_the_exit(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                             cwd=tmp_path)
     assert result.returncode == 0 and result.stdout.strip() == "interrupted", result.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- leftovers of killed runs (issue 29)
+
+# train's folder is written in milliseconds: this child runs the real command, but waits once its
+# files are saved into the temporary folder, so that the SIGKILL lands there
+TRAIN_WAITING_IN_WRITE = textwrap.dedent("""
+    import sys, time
+    from hf_greedtok.cli import commands, main
+    real = commands.save_greedtok_folder
+
+    def save_then_wait(*args, **kwargs):
+        files = real(*args, **kwargs)
+        print("saved", flush=True)
+        time.sleep(120)
+        return files
+
+    commands.save_greedtok_folder = save_then_wait
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_a_sigkilled_train_leaves_its_new_folder_and_the_next_run_removes_it(existing, capsys):
+    out, old = existing
+    proc = subprocess.Popen([sys.executable, "-c", TRAIN_WAITING_IN_WRITE, *train_argv(out, NEW_K)],
+                            stdout=subprocess.PIPE, text=True, cwd=out.parent)
+    assert proc.stdout.readline().strip() == "saved"
+    proc.kill()
+    proc.wait(60)
+    (new,) = leftovers(out.parent, "new")
+    assert (new / folders.WRITING_MARKER).is_file() and (new / "greedtok.json").is_file()
+    assert snapshot(out) == old
+    assert main(train_argv(out, NEW_K)) == 0
+    err = capsys.readouterr().err
+    assert err == f"hf-greedtok: cleaned up after a killed run on {out}: removed {new.name}\n"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["tok"] and assert_complete(out) == NEW_K
+
+
+def test_a_sigkilled_tokenize_leaves_its_new_folder_and_the_next_run_removes_it(tmp_path, capsys):
+    """No injection: a real tokenize killed while it writes parquet."""
+    tok, out = tmp_path / "tok", tmp_path / "ids"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "200", "-o", str(tok), "--quiet"]) == 0
+    big = tmp_path / "big.txt"        # long enough to be killed mid-run
+    big.write_bytes(b"".join(corpus(n).read_bytes() for n in ("en_brown.txt", "en_python_docs.txt")))
+    proc = subprocess.Popen([sys.executable, "-m", "hf_greedtok.cli", "tokenize", str(tok), str(big), "-o", str(out),
+                             "--num-proc", "1", "--batch-size", "256", "--quiet"], cwd=tmp_path)
+    while not list(tmp_path.glob(".ids.new-*/part-00000.parquet")) and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "finished before it could be killed"
+    proc.kill()
+    proc.wait(60)
+    (new,) = tmp_path.glob(".ids.new-*")
+    assert not out.exists()
+    small = tmp_path / "small.txt"
+    small.write_text("the cat sat on the mat\n", encoding="utf-8")
+    assert main(["tokenize", str(tok), str(small), "-o", str(out), "--quiet"]) == 0
+    assert f"removed {new.name}" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "ids", "small.txt", "tok"]
+
+
+def test_an_old_folder_left_without_its_name_is_put_back(existing, capsys):
+    """Killed between the two renames: NAME is missing, the old folder waits in .NAME.old-*."""
+    out, old = existing
+    child = multiprocessing.get_context("fork").Process(target=_crash_run, args=(out, "rename new in"))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 9 and not out.exists()
+    (holder,) = leftovers(out.parent, "old")
+    (new,) = leftovers(out.parent, "new")
+    # a run without --overwrite: the old folder is back first, so it is refused as existing
+    code = main(["train", str(EXAMPLE_TEXT), "-k", str(NEW_K), "-o", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "already exists" in err
+    assert (f"cleaned up after a killed run on {out}: removed {new.name}; put tok back from {holder.name}"
+            in err)
+    assert snapshot(out) == old and assert_complete(out) == OLD_K
+    assert sorted(p.name for p in out.parent.iterdir()) == ["tok"]
+
+
+# another run writing the same output, stopped inside its write until its stdin gets a line
+LIVE_WRITER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from hf_greedtok.output_folders import write_folder
+
+    def write(folder):
+        (folder / "report.md").write_text("live")
+        print("writing", flush=True)
+        sys.stdin.readline()
+
+    write_folder(Path(sys.argv[1]), write, kind="compare", overwrite=True)
+""")
+
+
+def test_a_live_writers_folders_are_left_alone(tmp_path, capsys):
+    out = tmp_path / "report"
+    folders.write_folder(out, lambda f: (f / "report.md").write_text("old"), kind="compare")
+    proc = subprocess.Popen([sys.executable, "-c", LIVE_WRITER, str(out)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+        (new,) = tmp_path.glob(".report.new-*")
+        before = snapshot(new)
+        assert folders.clean_leftovers(out) == []
+        folders.check_target(out, kind="compare", overwrite=True, inputs=[])
+        assert snapshot(new) == before and capsys.readouterr().err == ""
+    finally:
+        proc.communicate("go\n", timeout=60)
+    assert proc.returncode == 0
+    assert (out / "report.md").read_text() == "live"
+    assert sorted(p.name for p in out.iterdir()) == [folders.MANIFEST_NAME, "report.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+
+
+def test_only_recognisable_leftovers_are_cleaned_and_not_while_a_writer_holds_its_marker(existing, capsys):
+    out, old = existing
+    parent = out.parent
+
+    def temporary(name: str, files: dict) -> Path:
+        folder = parent / name
+        folder.mkdir()
+        for rel, text in files.items():
+            (folder / rel).write_text(text)
+        return folder
+
+    def marked(name: str, output: str = "tok") -> tuple[Path, int]:
+        folder = temporary(name, {"greedtok.json": "{}"})
+        return folder, folders._start_writing(folder, parent / output, "tokenizer")
+
+    stale, fd = marked(".tok.new-dead0001")
+    os.close(fd)                                  # its writer died: the lock is released
+    held, held_fd = marked(".tok.new-live0001")   # a live writer: this test holds its lock
+    other, fd = marked(".tok.new-othr0001", output="tok2")
+    os.close(fd)
+    kept = [
+        other,                                                              # another output's marker
+        temporary(".tok.new-mine0001", {"notes.txt": "mine"}),              # no marker: not ours
+        temporary(".tok.new-bad00001", {folders.WRITING_MARKER: "not json"}),
+        temporary(".tok.old-mine0001", {"notes.txt": "mine"}),              # does not hold "tok"
+        temporary(".tok.new-x.new-abc", {}),                                # not a name write_folder gives
+    ]
+    theirs = temporary(".tok.old-user0001", {})
+    (theirs / "tok").mkdir()
+    (theirs / "tok" / "weights.bin").write_bytes(b"\0")                    # "tok", but not our folder
+    kept.append(theirs)
+    holder = parent / ".tok.old-ours0001"
+    holder.mkdir()
+    shutil.copytree(out, holder / "tok")                                  # an old folder of ours
+    kept_bytes = {p: snapshot(p) for p in kept}
+    try:
+        assert folders.clean_leftovers(out) == [f"removed {stale.name}"]
+        assert not stale.exists() and held.exists() and holder.exists()   # a writer lives: holders wait
+    finally:
+        os.close(held_fd)
+    capsys.readouterr()
+    assert folders.clean_leftovers(out) == [f"removed {held.name}",
+                                            f"removed {holder.name} (the folder tok replaced)"]
+    assert capsys.readouterr().err.count("\n") == 1
+    assert {p: snapshot(p) for p in kept} == kept_bytes and snapshot(out) == old
+
+
+# a count table write stopped after its first bytes
+TABLE_WRITER = textwrap.dedent("""
+    import os, sys, time
+    from hf_greedtok.atomic import atomic_write
+
+    def fill(fd, tmp):
+        os.write(fd, b"partial\\t1\\n")
+        print("filling", flush=True)
+        time.sleep(120)
+
+    atomic_write(sys.argv[1], fill)
+""")
+
+
+def test_a_killed_table_write_leaves_a_temporary_the_next_write_removes(tmp_path, capsys):
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sat on the mat\n", encoding="utf-8")
+    table = tmp_path / "counts.tsv"
+    proc = subprocess.Popen([sys.executable, "-c", TABLE_WRITER, str(table)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "filling"
+        (tmp,) = tmp_path.glob(".counts.tsv.*")
+        assert main(["count", str(text), "-o", str(table), "--quiet"]) == 0     # its writer lives: left
+        assert tmp.exists() and "removed" not in capsys.readouterr().err
+    finally:
+        proc.kill()
+        proc.wait(60)
+    mine = tmp_path / ".counts.tsv.notes.tmp"                    # not a name atomic_write gives
+    mine.write_text("mine")
+    empty = tmp_path / f".counts.tsv.abcd1234{atomic.TEMP_SUFFIX}"  # killed before its first byte
+    empty.touch()
+    assert main(["count", str(text), "-o", str(table), "--overwrite", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"removed 1 temporary file(s) that a killed write of {table} left: {tmp.name}" in err
+    assert not tmp.exists() and mine.read_text() == "mine" and empty.exists()
+    assert table.read_text(encoding="utf-8").splitlines() == [
+        " cat\t1", " mat\t1", " on\t1", " sat\t1", " the\t1", "the\t1"]

@@ -234,8 +234,8 @@ def test_cli_compare_with_eval_and_holdout(tmp_path, capsys):
     assert main(["compare", str(train), "-k", "100", "500", "--eval", str(docs), "--holdout-fraction", "0.2",
                  "-o", str(out), "--quiet"]) == 0
     assert "GreedTok (cover) vs HF BPE on en_python_docs.txt (out of sample)" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["d_inst.png", "heldout.png", "report.json", "report.md",
-                                                     "tokens_per_word.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["d_inst.png", "heldout.png", "hf_greedtok_manifest.json",
+                                                     "report.json", "report.md", "tokens_per_word.png"]
     assert (out / "heldout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = json.loads((out / "report.json").read_text())
     assert report["table3"] and report["curves"]["k"][-1] == 500      # Table 3 and d_inst still there

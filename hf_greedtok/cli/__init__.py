@@ -30,9 +30,12 @@
 
 Output folders (:mod:`hf_greedtok.output_folders`): never the working directory, an ancestor of it or
 a folder holding an input; written beside the target and renamed into place with a manifest
-(sha256 of every file) written last; ``--overwrite`` replaces only a folder hf-greedtok wrote,
-and the old one is deleted only after the new one is in place. Loading (``encode``,
-``evaluate``) verifies the manifest and that the folder is complete.
+(the folder's kind and the sha256 of every file) written last; ``--overwrite`` replaces only a
+folder of the command's own kind that hf-greedtok wrote (``tokenize`` never replaces a tokenizer,
+nor ``train`` a dataset or a report), and the old one is deleted only after the new one is in
+place. The next run on the same output removes the temporary folders a killed run left, putting
+back an old folder left without its name. Loading (``encode``, ``evaluate``) verifies the
+manifest and that the folder is complete.
 
 Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
 A Ray run whose worker died on every retry of a task exits with status 1 and one line
@@ -256,7 +259,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--min-strings", type=positive_int, default=300,
                    help="leave out languages with fewer strings (default %(default)s)")
     r.add_argument("--no-plots", action="store_true", help="skip the plots (no matplotlib needed)")
-    r.add_argument("--overwrite", action="store_true", help="replace --output (only a folder hf-greedtok wrote)")
+    r.add_argument("--overwrite", action="store_true", help="replace --output (only a report hf-greedtok tsr wrote)")
     r.add_argument("--quiet", action="store_true")
 
     z = sub.add_parser("tokenize", help="tokenize a dataset with a saved tokenizer into a folder of parquet files "
@@ -307,7 +310,7 @@ def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> Non
     p.add_argument("--num-proc", type=positive_int, default=None,
                    help="processes for word counting (default: all cores)")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace --output if it exists (only a folder hf-greedtok wrote; the old one is "
+                   help="replace --output if it exists (only a folder this command wrote; the old one is "
                         "deleted after the new one is in place)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 

@@ -24,6 +24,7 @@ from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
 from ..trainers import GreedTokTrainer, singleton_alphabet
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
+from ..formats.manifest import COMPARE, HIERARCHICAL, TOKENIZER, TSR
 from ..output_folders import check_target, check_writable, write_folder
 
 if TYPE_CHECKING:
@@ -37,18 +38,22 @@ def _input_files(args: argparse.Namespace) -> list[Path]:
             + [Path(e) for e in getattr(args, "eval", None) or []])
 
 
+# the kind of folder each command writes (its manifest's "kind"), which its --overwrite replaces
+_KINDS = {"train": TOKENIZER, "compare": COMPARE, "tsr": TSR, "hierarchical": HIERARCHICAL}
+
+
 def _refuse_existing(args: argparse.Namespace) -> None:
     """The output checks of :func:`hf_greedtok.output_folders.write_folder`, run before any training
     too, so that a long run never ends in one of these errors."""
-    check_target(args.output, overwrite=args.overwrite, inputs=_input_files(args))
+    check_target(args.output, kind=_KINDS[args.command], overwrite=args.overwrite, inputs=_input_files(args))
     check_writable(args.output)
 
 
 def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a new folder beside ``--output``, then put it in place atomically
-    (a tokenizer folder of ``train`` ends with its manifest)."""
-    write_folder(args.output, write, overwrite=args.overwrite, inputs=_input_files(args),
-                 manifest=args.command == "train")
+    """Let ``write`` fill a new folder beside ``--output``, then put it in place atomically,
+    its manifest (with the command's kind) last."""
+    write_folder(args.output, write, kind=_KINDS[args.command], overwrite=args.overwrite,
+                 inputs=_input_files(args))
 
 
 def _check_pattern(pattern: Optional[str], units: str) -> None:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
+from ..formats.manifest import DATASET_MANIFEST_NAME
 from ..hf.folder import check_tokenizer_folder
 from .. import word_counts as _wc
 from .encoding import FolderEncoder
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     import ray.data
 
 #: The output folder's manifest: ``_``-prefixed, so parquet readers do not take it for data.
-DATASET_MANIFEST = "_hf_greedtok_manifest.json"
+DATASET_MANIFEST = DATASET_MANIFEST_NAME
 #: Documents per encoder call: large enough that Ray's per-batch cost (about a millisecond)
 #: stays small next to encoding (English text at 100 bytes a line: about 0.4 MB per batch).
 DEFAULT_BATCH_SIZE = 4096
@@ -305,15 +306,14 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
         kinds = None
     check_tokenizer_folder(tokenizer_dir)
     files = [f for fs in (kinds or {}).values() for f in fs if "://" not in f]
-    check_target(output, overwrite=overwrite, inputs=[*files, tokenizer_dir], manifest_name=DATASET_MANIFEST)
+    check_target(output, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
     check_writable(output)
 
     if engine == "local":
         def write(folder: Path) -> None:
             _write_local(folder, kinds, tokenizer_dir, mode, add_special_tokens, attention_mask, text_column,
                          encoding_errors, batch_size, num_threads)
-        write_folder(output, write, overwrite=overwrite, inputs=[*files, tokenizer_dir],
-                     manifest_name=DATASET_MANIFEST)
+        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
         return _summary(output)
 
     ray = require_ray()
@@ -330,8 +330,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
                     shutdown_ray()
                 raise
 
-        write_folder(output, write, overwrite=overwrite, inputs=[*files, tokenizer_dir],
-                     manifest_name=DATASET_MANIFEST)
+        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
     return _summary(output)
 
 

@@ -19,17 +19,17 @@ The parquet table (columns ``word``: string, ``count``: int64) holds every word 
 
 Rows are sorted by descending count, then by word (code point order), so identical counts give
 byte-identical files. Both writers write a temporary file beside the target and rename it into
-place: a killed run leaves no partial table under the final name.
+place (:func:`hf_greedtok.atomic.atomic_write`): a killed run leaves no partial table under the
+final name, and the temporary it leaves is removed by the next write of the same table.
 """
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
 
-from ..atomic import atomic_write_text, current_umask
+from ..atomic import atomic_write, atomic_write_text
 
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
 
@@ -102,16 +102,7 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
             raise ImportError("writing parquet count tables needs pyarrow: pip install 'hf-greedtok[ray]'") from None
         table = pa.table({"word": pa.array([w for w, _ in items], pa.string()),
                           "count": pa.array([c for _, c in items], pa.int64())})
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        try:
-            pq.write_table(table, tmp)
-            os.chmod(tmp, 0o666 & ~current_umask())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, lambda fd, tmp: pq.write_table(table, tmp))
         return TableSummary(target, len(items), total)
     if pre_tokenizer is None:
         raise ValueError("a TSV count table needs the counting pre_tokenizer (to check each entry reads back)")

@@ -38,7 +38,7 @@ from typing import Any, Callable, TypeVar
 
 from ..atomic import atomic_write_text
 from ..errors import GreedTokFileError, InvalidSpec
-from .manifest import MANIFEST_NAME, verify_manifest, write_manifest
+from .manifest import MANIFEST_NAME, TOKENIZER, verify_manifest, write_manifest
 
 FILE_NAME = "greedtok.json"
 FORMAT = "hf-greedtok"
@@ -98,7 +98,7 @@ def save(sections: dict[str, Any], directory: Path) -> Path:
     returns the file's path."""
     path = directory / FILE_NAME
     atomic_write_text(path, dumps(sections))
-    write_manifest(directory, [path])
+    write_manifest(directory, [path], kind=TOKENIZER)
     return path
 
 

@@ -1,9 +1,19 @@
-"""The folder manifest ``hf_greedtok_manifest.json``: written as the last step of every folder save
-(:meth:`hf_greedtok.Tokenizer.save`, ``GreedTokTokenizerFast.save_pretrained``, the folders of
-``hf-greedtok train``), it records the sha256 of every file that save wrote::
+"""The folder manifest: written as the last step of every folder hf-greedtok writes, it records
+what the folder is and the sha256 of every file the save wrote::
 
-    {"format": "hf-greedtok-manifest", "version": 1,
+    {"format": "hf-greedtok-manifest", "version": 1, "kind": "tokenizer",
      "files": {"greedtok.json": "<sha256 hex>", "tokenizer.json": "...", ...}}
+
+``kind`` (:data:`KINDS`) says which save wrote the folder: ``"tokenizer"``
+(:meth:`hf_greedtok.Tokenizer.save`, ``GreedTokTokenizerFast.save_pretrained``, ``hf-greedtok
+train``), ``"dataset"`` (``hf-greedtok tokenize``), ``"compare"``, ``"tsr"`` or
+``"hierarchical"`` (those commands' report folders). A dataset's manifest is named
+``_hf_greedtok_manifest.json`` (parquet readers skip ``_`` files), every other
+``hf_greedtok_manifest.json``; with ``filename_prefix``, ``save_pretrained``'s is
+``<prefix>-hf_greedtok_manifest.json``. ``kind`` was added within version 1: a manifest without
+it is a tokenizer folder's, or a dataset's if named ``_hf_greedtok_manifest.json``
+(:func:`default_kind`), and readers that predate it ignore it. ``--overwrite`` replaces a folder
+only if its kind is the command's (:mod:`hf_greedtok.output_folders`).
 
 Loaders (``Tokenizer.load`` and ``GreedTokTokenizerFast``, and the
 CLI's ``encode``/``evaluate``) call :func:`verify_manifest`: a listed file that is missing or
@@ -12,8 +22,7 @@ folder never loads. Files the manifest does not list (a model's weights saved ne
 tokenizer) are not checked. Folders saved before the manifest existed have none and load as
 before, unchecked; a manifest that is present but unreadable is an error. A save replaces the
 manifest only after all its files are written, so a save interrupted in an existing folder
-leaves the old manifest, which then names the file that changed. With ``filename_prefix``
-the manifest is ``<prefix>-hf_greedtok_manifest.json``.
+leaves the old manifest, which then names the file that changed.
 """
 from __future__ import annotations
 
@@ -21,11 +30,17 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 from ..atomic import atomic_write_text
 from ..errors import GreedTokFileError
 
 MANIFEST_NAME = "hf_greedtok_manifest.json"
+#: A tokenized dataset's manifest: ``_``-prefixed, so parquet readers do not take it for data.
+DATASET_MANIFEST_NAME = "_" + MANIFEST_NAME
+TOKENIZER, DATASET, COMPARE, TSR, HIERARCHICAL = "tokenizer", "dataset", "compare", "tsr", "hierarchical"
+#: The kinds of folder hf-greedtok writes (a manifest's ``"kind"``).
+KINDS = (TOKENIZER, DATASET, COMPARE, TSR, HIERARCHICAL)
 MANIFEST_FORMAT = "hf-greedtok-manifest"
 MANIFEST_VERSION = 1
 _HASH_CHUNK = 1 << 20
@@ -40,13 +55,37 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def write_manifest(folder: Path, files, name: str = MANIFEST_NAME) -> Path:
-    """Record the sha256 of ``files`` (paths of files inside ``folder``, as written by one save)
-    in ``folder/name``, atomically; call it after every file is written. Returns its path.
+class Manifest(NamedTuple):
+    """A folder manifest as read: what wrote the folder, and {relative path: sha256}."""
+
+    kind: str
+    files: dict
+
+
+def manifest_name(kind: str) -> str:
+    """The file name of a ``kind`` folder's manifest."""
+    return DATASET_MANIFEST_NAME if kind == DATASET else MANIFEST_NAME
+
+
+def default_kind(name: str) -> str:
+    """The kind of a manifest named ``name`` that records none (written before kinds existed)."""
+    return DATASET if name == DATASET_MANIFEST_NAME else TOKENIZER
+
+
+def write_manifest(folder: Path, files, name: str = MANIFEST_NAME, *, kind: Optional[str] = None) -> Path:
+    """Record ``kind`` and the sha256 of ``files`` (paths of files inside ``folder``, as written
+    by one save) in ``folder/name``, atomically; call it after every file is written. Returns
+    its path.
+
+    Args:
+        kind: one of :data:`KINDS`; default :func:`default_kind` of ``name``.
 
     Raises:
-        ValueError: a file outside ``folder``.
+        ValueError: a file outside ``folder``, or an unknown kind.
     """
+    kind = kind or default_kind(name)
+    if kind not in KINDS:
+        raise ValueError(f"unknown folder kind {kind!r}; expected one of {KINDS}")
     folder = Path(folder)
     entries = {}
     for f in files:
@@ -55,7 +94,8 @@ def write_manifest(folder: Path, files, name: str = MANIFEST_NAME) -> Path:
             raise ValueError(f"{f} is not inside {folder}; a manifest lists the folder's own files")
         if rel.as_posix() != name:        # the manifest does not list itself
             entries[rel.as_posix()] = file_sha256(folder / rel)
-    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "files": dict(sorted(entries.items()))}
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "kind": kind,
+                "files": dict(sorted(entries.items()))}
     path = folder / name
     atomic_write_text(path, json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
     return path
@@ -66,15 +106,25 @@ def write_save_manifest(directory, saved_files, filename_prefix=None) -> Path:
     also lists ``added_tokens.json`` when it did not write it)."""
     prefix = filename_prefix + "-" if filename_prefix else ""
     files = [f for f in dict.fromkeys(map(str, saved_files)) if os.path.isfile(f)]
-    return write_manifest(Path(directory), files, prefix + MANIFEST_NAME)
+    return write_manifest(Path(directory), files, prefix + MANIFEST_NAME, kind=TOKENIZER)
 
 
 def read_manifest(folder: Path, name: str = MANIFEST_NAME):
     """{relative path: sha256} of ``folder``'s manifest, or None if it has none.
 
     Raises:
-        GreedTokFileError: the manifest is not valid JSON, not ours, of another version, or
-            lists a path outside the folder.
+        GreedTokFileError: as :func:`read_folder_manifest`.
+    """
+    manifest = read_folder_manifest(folder, name)
+    return None if manifest is None else manifest.files
+
+
+def read_folder_manifest(folder: Path, name: str = MANIFEST_NAME) -> Optional[Manifest]:
+    """``folder``'s manifest ``name`` (kind and files), or None if it has none.
+
+    Raises:
+        GreedTokFileError: the manifest is not valid JSON, not ours, of another version, has a
+            kind that is not a string, or lists a path outside the folder.
     """
     path = Path(folder) / name
     if not path.is_file():
@@ -95,7 +145,10 @@ def read_manifest(folder: Path, name: str = MANIFEST_NAME):
         parts = Path(rel).parts
         if Path(rel).is_absolute() or ".." in parts or not parts:
             raise GreedTokFileError(path, f"invalid manifest: {rel!r} is not a path inside the folder")
-    return files
+    kind = data.get("kind", default_kind(name))
+    if not isinstance(kind, str) or not kind:
+        raise GreedTokFileError(path, "invalid manifest: \"kind\" must be a non-empty string")
+    return Manifest(kind, files)
 
 
 def verify_manifest(folder: Path, name: str = MANIFEST_NAME):
