@@ -72,6 +72,26 @@ def test_hierarchical_task_errors_reach_the_caller_as_themselves(cluster, domain
         train_hierarchical_distributed({"en": domains["en_brown.txt"]}, 50, show_progress=False)
 
 
+def test_a_per_domain_run_whose_worker_is_killed_is_rerun_and_the_result_stays_exact(cluster, domains):
+    """RayRunner's tasks are Ray Core tasks with max_retries: a SIGKILLed worker's domain is
+    trained again, with the same ranking; a worker that dies on every attempt ends the run with
+    WorkerLostError (issue 29 item 3)."""
+    from hf_greedtok.distributed import WorkerLostError
+    from hf_greedtok.distributed.hierarchical import RayRunner
+    from hf_greedtok.experiments.hierarchical import train_hierarchical
+    here = train_hierarchical(domains, 1500, show_progress=False)
+    with Killer("_local_task", times=1) as killer:
+        there = train_hierarchical(domains, 1500, show_progress=False, local_runner=RayRunner(max_retries=1))
+    assert len(killer.killed) == 1, "no per-domain run was caught running"
+    for name in domains:
+        assert ranking(there.local[name]) == ranking(here.local[name]), name
+    assert ranking(there.hierarchical) == ranking(here.hierarchical)
+    with Killer("_local_task") as killer, pytest.raises(
+            WorkerLostError, match=r"hierarchical training, per-domain runs: a Ray worker process died on 2 attempts"):
+        train_hierarchical(domains, 1500, show_progress=False, local_runner=RayRunner(max_retries=1))
+    assert len(killer.killed) >= 2
+
+
 def test_cli_hierarchical_engine_ray_writes_the_local_folder(cluster, tmp_path):
     files = []
     for name, lines in (("en_brown.txt", 1500), ("hi_devdas.txt", 500)):

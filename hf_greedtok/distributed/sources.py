@@ -161,7 +161,7 @@ def _json_documents(path: str, text_column: str, encoding_errors: str) -> Iterat
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            raise CorpusError(path, k, f"invalid JSON ({e.msg}, column {e.colno})") from None
+            raise CorpusError(path, k, f"invalid JSON at column {e.colno}: {e.msg}") from None
         if not isinstance(row, dict):
             raise CorpusError(path, k, f"a JSON Lines document is an object, found {type(row).__name__}")
         if text_column not in row:

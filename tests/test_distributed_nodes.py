@@ -1,0 +1,118 @@
+"""A lost node costs time, not data (issue 29 item 3): on a Ray cluster of several nodes on this
+machine (``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), a worker
+node is removed while one of our tasks runs on it, and ``count``, ``tokenize`` and
+``hierarchical`` still give exactly the single-process results, for text, JSON Lines and parquet.
+
+The head node has no CPU, so every task runs on the two one-CPU worker nodes; the victim is
+removed (all its processes killed, its object store with them) as soon as one of our tasks is
+seen running there, then a fresh node is added for the next run. What the victim held is rebuilt
+by Ray from lineage: its tasks are rerun (``max_retries``), and the partial word tables it stored
+are computed again when a sum task needs them.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from corpora import corpus
+
+ray = pytest.importorskip("ray", reason="multi-node runs need the ray extra: pip install 'hf-greedtok[ray]'")
+pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
+pytest.importorskip("psutil", reason="psutil (installed with ray) lists the node's workers")
+import pyarrow.parquet as pq  # noqa: E402
+from ray_nodes import Nodes  # noqa: E402
+
+from hf_greedtok.cli import main  # noqa: E402
+from hf_greedtok.distributed import sources  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def nodes():
+    if ray.is_initialized():
+        ray.shutdown()
+    cluster = Nodes()
+    ray.init(address=cluster.cluster.address, log_to_driver=False)
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Real English and Hindi lines in 8 text files, the same documents in 4 JSON Lines and 4
+    parquet files (row groups of 2,000 rows), and a tokenizer trained on them."""
+    folder = tmp_path_factory.mktemp("nodes")
+    lines = []
+    for name, count in (("en_brown.txt", 40000), ("hi_devdas.txt", 8000)):
+        with open(corpus(name), encoding="utf-8", newline="") as f:
+            lines += [line for _, line in zip(range(count), f)]
+    files = {"txt": [], "jsonl": [], "parquet": []}
+    for k in range(8):
+        path = folder / f"text-{k}.txt"
+        path.write_text("".join(lines[k::8]), encoding="utf-8", newline="")
+        files["txt"].append(str(path))
+    for k in range(4):
+        docs = lines[k::4]
+        path = folder / f"docs-{k}.jsonl"
+        path.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+        files["jsonl"].append(str(path))
+        path = folder / f"docs-{k}.parquet"
+        pq.write_table(pa.table({"text": docs}), path, row_group_size=2000)
+        files["parquet"].append(str(path))
+    assert main(["train", *files["txt"][:2], "-k", "500", "-o", str(folder / "tok"), "--quiet"]) == 0
+    return folder, files
+
+
+@pytest.fixture()
+def small_pieces(monkeypatch):
+    """Parquet files cut into runs of a few row groups, so several tasks read each file."""
+    monkeypatch.setattr(sources, "PIECE_BYTES", 100_000)
+
+
+TASKS = {"count": {"txt": "_count_text_file", "jsonl": "_count_document_file", "parquet": "_count_document_file"},
+         "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")}}
+
+
+@pytest.mark.parametrize("kind", ["txt", "jsonl", "parquet"])
+@pytest.mark.parametrize("command", ["count", "tokenize"])
+def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_path, command, kind):
+    folder, files = inputs
+    if command == "count":
+        argv = ["count", *files[kind], "--quiet"]
+        local, there = tmp_path / "local.tsv", tmp_path / "ray.tsv"
+    else:
+        argv = ["tokenize", str(folder / "tok"), *files[kind], "--batch-size", "500", "--quiet"]
+        local, there = tmp_path / "local", tmp_path / "ray"
+    assert main([*argv, "-o", str(local), "--engine", "local"]) == 0
+    lost = len(nodes.lost)
+    watcher = nodes.lose(TASKS[command][kind])
+    try:
+        assert main([*argv, "-o", str(there), "--engine", "ray"]) == 0   # the module's multi-node cluster
+    finally:
+        watcher.join(timeout=0.1)
+        nodes.replace()
+    assert len(nodes.lost) == lost + 1, "no task of ours was caught running on a worker node"
+    if command == "count":
+        assert there.read_bytes() == local.read_bytes()
+    else:
+        assert pq.read_table(there).equals(pq.read_table(local))
+        assert not [p.name for p in there.iterdir() if p.name.endswith(".partial")]
+
+
+def test_hierarchical_survives_a_lost_node(nodes, inputs, tmp_path):
+    folder, files = inputs
+    argv = ["hierarchical", *files["txt"][:3], "-k", "600", "--quiet"]
+    assert main([*argv, "-o", str(tmp_path / "local")]) == 0
+    lost = len(nodes.lost)
+    watcher = nodes.lose("_local_task")
+    try:
+        assert main([*argv, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
+    finally:
+        watcher.join(timeout=0.1)
+        nodes.replace()
+    assert len(nodes.lost) == lost + 1, "no domain's run was caught on a worker node"
+    local, there = tmp_path / "local" / "tokenizer", tmp_path / "ray" / "tokenizer"
+    for name in sorted(p.name for p in local.iterdir()):
+        assert (local / name).read_bytes() == (there / name).read_bytes(), name
