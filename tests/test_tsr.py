@@ -249,3 +249,38 @@ def test_a_bpe_tokenizer_json_encodes_with_its_own_merges(tmp_path, capsys):
     vocab = load_vocabulary(path)
     assert vocab.kind == "hf-bpe" and vocab.own_counts(lines[:40]).tolist() == [len(bpe.encode(t).ids) for t in lines[:40]]
     assert (vocab.optimal_counts(lines[:40]) <= vocab.own_counts(lines[:40])).all()
+
+
+@pytest.fixture(scope="module")
+def two_texts(tmp_path_factory):
+    """200 lines of English (Brown) and of Hindi (Devdas), as plain text per language."""
+    folder = tmp_path_factory.mktemp("texts")
+    for lang, name in (("en", "en_brown.txt"), ("hi", "hi_devdas.txt")):
+        lines = (CORPORA / name).read_text(encoding="utf-8").splitlines()[:200]
+        (folder / f"{lang}.txt").write_text("\n".join(lines), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("style", ["repeated", "one option"])
+def test_cli_tsr_keeps_every_text_given(style, two_texts, tmp_path, capsys):
+    """Issue 29 item 1: `--text en=a --text hi=b` kept only the last --text (English vanished)."""
+    pairs = [f"en={two_texts / 'en.txt'}", f"hi={two_texts / 'hi.txt'}"]
+    texts = ["--text", pairs[0], "--text", pairs[1]] if style == "repeated" else ["--text", *pairs]
+    out = tmp_path / "o"
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), *texts, "-o", str(out), "--min-strings", "10",
+                 "--no-plots", "--quiet"]) == 0
+    rows = {r["language"]: r for r in json.loads((out / "report.json").read_text(encoding="utf-8"))["rows"]}
+    assert set(rows) == {"en", "hi"}
+    assert rows["en"]["script"] == "Latin" and rows["hi"]["script"] == "Devanagari"
+    assert rows["hi"]["tax"] == pytest.approx(rows["hi"]["tokens_own"] / rows["en"]["tokens_own"])
+
+
+def test_cli_tsr_refuses_a_language_given_twice(two_texts, tmp_path, capsys):
+    """`--text en=a.txt --text en=hi.txt` reported the Hindi file as "en"."""
+    out = tmp_path / "o"
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--text", f"en={two_texts / 'en.txt'}",
+                 "--text", f"en={two_texts / 'hi.txt'}", "-o", str(out), "--no-plots", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "--text: language en given twice" in err
+    assert not out.exists()

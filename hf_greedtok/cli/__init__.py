@@ -250,8 +250,11 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--parallel", type=Path, metavar="FILE",
                         help="lang<TAB>domain<TAB>english<TAB>translation table with that header "
                              "(e.g. multi_isocodes_parallel.tsv)")
-    source.add_argument("--text", nargs="+", metavar="LANG=FILE", help="plain text per language (one string a "
-                        "line); the tax is measured against en=FILE if given")
+    # extend, not the default store: a repeated --text must add its languages, not replace the earlier ones
+    source.add_argument("--text", nargs="+", action="extend", metavar="LANG=FILE",
+                        help="plain text per language (one string a line), repeatable (--text en=a.txt --text "
+                             "hi=b.txt or --text en=a.txt hi=b.txt); each language once; the tax is measured "
+                             "against en=FILE if given")
     r.add_argument("--output", "-o", type=Path, required=True, help="the report folder to create")
     r.add_argument("--pattern", default=None,
                    help="split of a .tiktoken file that is not one of OpenAI's (gpt4, gpt2, o200k or a regex); "

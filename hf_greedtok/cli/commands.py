@@ -568,7 +568,7 @@ def tsr(args: argparse.Namespace) -> int:
         if not sep or not lang or not path:
             raise ValueError(f"--text {item!r}: expected LANG=FILE")
         if lang in named:
-            raise ValueError(f"--text: language {lang} given twice")
+            raise ValueError(f"--text: language {lang} given twice ({named[lang]} and {path})")
         named[lang] = path
     args.inputs = [*map(str, args.vocabularies), *([str(args.parallel)] if args.parallel else named.values())]
     _refuse_existing(args)
