@@ -22,7 +22,7 @@ from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
 from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
-from ..trainers import GreedTokTrainer, singleton_alphabet
+from ..trainers import GreedTokTrainer, bpe_vocab_size, singleton_alphabet
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
 from ..output_folders import check_target, check_writable, write_folder
 
@@ -115,6 +115,10 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
         raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
                          "--candidates")
+    if args.bpe_candidates is not None:
+        # Refused before counting: at byte level k is known without the words (256 fixed singletons).
+        k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
+        bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
