@@ -148,8 +148,21 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     took = trainer.timings
     return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "
-                    f"{info['tokens_per_word']:.4f} tokens per word on the training words (cover); "
+                    f"{_training_tokens_per_word(tok, wc, info['tokens_per_word'], args.num_threads)}; "
                     f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
+
+
+def _training_tokens_per_word(tok: Tokenizer, wc, cover_per_word: float, num_threads: Optional[int]) -> str:
+    """Tokens per word of the encoder ``tok`` saves (its mode) on the training words ``wc``,
+    exactly: the native encoder on the counted words, count-weighted. Cover's number
+    (``cover_per_word``, the trainer's objective per word, which cover encoding reproduces) is
+    shown beside optimal's, which never exceeds it."""
+    from .._threads import available_cores
+    from ..experiments.evaluation import total_tokens
+    counts = [int(c) for c in wc.values()]
+    tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
+    shown = f"{tokens / sum(counts):.4f} tokens per word on the training words ({tok.mode}, the saved encoder"
+    return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
 
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
