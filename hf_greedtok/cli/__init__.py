@@ -21,7 +21,7 @@
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder;
         --engine ray runs the per-INPUT runs as Ray tasks, with the same result)
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
-        (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
+        (a word<TAB>count table, or .parquet, that `train --counts --no-prefix-space` reads;
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
     hf-greedtok tokenize DIR INPUT... --output OUT [--engine local|ray] [--ray-address ADDR]
         (a folder of parquet files: input_ids [, attention_mask], one row per document in input
@@ -112,7 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory")
-    t.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with --counts)")
+    t.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (or count tables, TSV or .parquet, with --counts)")
     size = t.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", "-k", type=int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
@@ -164,7 +165,8 @@ def _parser() -> argparse.ArgumentParser:
                                                                "byte-level BPE tokenizer.json")
     e.add_argument("--pattern", default=None, help="split of a .tiktoken file that is not one of OpenAI's")
     e.add_argument("inputs", nargs="+", metavar="INPUT")
-    e.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    e.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
+                                                         "(word, count columns)")
     e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
                    help="text the tokenizer was not trained on: the same metrics again, under \"held_out\" "
                         "(INPUT is then the in-sample text); read like INPUT")
@@ -305,7 +307,8 @@ def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
     """Options shared by the commands that train: output folder, corpus reading, progress."""
     p.add_argument("--output", "-o", type=Path, required=True, help="directory to create")
-    p.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    p.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
+                                                         "(word, count columns), each word once per table")
     p.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
     p.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space")
