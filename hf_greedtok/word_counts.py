@@ -38,6 +38,7 @@ from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
+from .remote import local_path
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -93,7 +94,7 @@ def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) ->
     Raises:
         CorpusError: not a regular file, or invalid UTF-8 (file, line and byte given).
     """
-    p = Path(path)
+    p = local_path(path)
     check_input_file(p)
     with open(p, encoding="utf-8", errors="surrogateescape", newline="") as f:
         for k, text in enumerate(f, 1):
@@ -326,12 +327,13 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
         num_proc: worker processes (default: all cores); small inputs are counted in-process.
 
     Raises:
-        CorpusError: a missing file, invalid UTF-8 (strict), a NUL byte, a word too long.
+        CorpusError: a missing file, a URI (named whole; local files only), invalid UTF-8
+            (strict), a NUL byte, a word too long.
         ValueError: unknown encoding_errors policy.
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    files = [Path(p) for p in paths]
+    files = [local_path(p) for p in paths]     # a URI is named whole, not collapsed to s3:/...
     for p in files:
         check_input_file(p)
     total_bytes = sum(p.stat().st_size for p in files)
@@ -441,13 +443,13 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     are combined.
 
     Raises:
-        CorpusError: a missing file, a TSV line without exactly one tab, a count that is not an
+        CorpusError: a missing file or a URI, a TSV line without exactly one tab, a count that is not an
             integer >= 1, an empty word, a NUL character, invalid UTF-8, a word listed twice in
             one file (file and line or row given); a parquet file that cannot be read as parquet
             or lacks a string ``word`` or integer ``count`` column, or a null in either (file named).
         ImportError: a parquet table without pyarrow installed.
     """
-    for p in map(Path, paths):
+    for p in map(local_path, paths):
         parquet = is_parquet_table(p)
         unit = "row" if parquet else "line"
         first: dict[str, int] = {}
@@ -574,7 +576,7 @@ def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: s
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    for p in map(Path, paths):
+    for p in map(local_path, paths):
         check_input_file(p)
         with open(p, "rb") as f:
             for k, raw in enumerate(f, 1):

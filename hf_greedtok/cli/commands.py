@@ -51,6 +51,22 @@ def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
                  manifest=args.command == "train")
 
 
+def _check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
+    """URI inputs (``s3://...``), named whole, before any work: the local engine reads local
+    files only; for Ray each is looked up with pyarrow's filesystem here, so that a missing
+    object or an unreachable bucket is one line naming it rather than a failed Ray task.
+
+    Raises:
+        CorpusError: a URI with the local engine, or one pyarrow cannot read (:func:`hf_greedtok.remote.check_uri`).
+        ImportError: a URI without pyarrow.
+    """
+    from ..remote import RAY_READS_URIS, check_uri, is_uri
+    for uri in filter(is_uri, map(str, inputs)):
+        if engine != "ray":
+            raise CorpusError(uri, None, f"a URI: the local engine reads local files; {RAY_READS_URIS}")
+        check_uri(uri)
+
+
 def _check_pattern(pattern: Optional[str], units: str) -> None:
     """A split pattern is given only for byte-level units (train and count alike)."""
     if pattern is not None and units != "bytes":
@@ -79,6 +95,7 @@ def train(args: argparse.Namespace) -> int:
     for bad arguments or inputs (``cli.main`` prints them in one line, exit 2)."""
     out: Path = args.output
     _refuse_existing(args)
+    _check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -520,6 +537,7 @@ def count(args: argparse.Namespace) -> int:
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
         raise OutputError(out, "is one of the inputs")
     check_writable(out)
+    _check_uri_inputs(args.inputs, args.engine)
     _check_pattern(args.pattern, args.units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
@@ -559,6 +577,7 @@ def tokenize(args: argparse.Namespace) -> int:
     from ..distributed.tokenizing import tokenize_dataset
     from .._threads import available_cores
     local = args.engine == "local"
+    _check_uri_inputs(args.inputs, args.engine)
     result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine=args.engine, mode=args.mode,
                               text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
                               attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
