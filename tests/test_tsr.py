@@ -284,3 +284,33 @@ def test_cli_tsr_refuses_a_language_given_twice(two_texts, tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "--text: language en given twice" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("n", [20, 24, 29, 60, 61, 300])
+def test_every_script_gets_its_own_colour(n):
+    """Issue 29 item 7: tab20's 20 colours were reused modulo 20, so with 24 scripts Latin and
+    Malayalam were drawn alike."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from hf_greedtok.experiments.tsr_plots import distinct_colours, script_colours
+    colours = distinct_colours(n)
+    assert len(colours) == n and len({to_hex(c) for c in colours}) == n
+    names = [f"Script{i}" for i in range(n)]
+    assert len({to_hex(c) for c in script_colours(names).values()}) == n
+
+
+def test_scripts_of_the_real_parallel_report_have_distinct_colours(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from hf_greedtok.experiments.tsr_plots import script_colours, write_tsr_plots
+    if not PARALLEL.is_file():
+        pytest.skip(f"{PARALLEL} not available")
+    report = tsr_report([load_vocabulary(VOCAB / "r50k_base.tiktoken")], read_parallel(PARALLEL))
+    scripts = {r["script"] for r in report.rows}
+    assert len(scripts) > 20 and {"Latin", "Malayalam"} <= scripts
+    colours = {s: to_hex(c) for s, c in script_colours([r["script"] for r in report.rows]).items()}
+    assert set(colours) == scripts and len(set(colours.values())) == len(scripts)
+    assert colours["Latin"] != colours["Malayalam"]
+    assert [p.name for p in write_tsr_plots(report, tmp_path)] == ["tsr_r50k_base.png", "tax_r50k_base.png"]
