@@ -34,7 +34,8 @@ def local_path(path: Union[str, os.PathLike]) -> Path:
     return Path(path)
 
 
-def _first_line(error: BaseException) -> str:
+def message_first_line(error: BaseException) -> str:
+    """The first line of an error's message (pyarrow's run over several), or its type's name."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -71,13 +72,13 @@ def check_uri(uri: str) -> None:
             return
         info = filesystem.get_file_info(inner)
     except pa.ArrowNotImplementedError as e:     # e.g. "Got S3 URI but Arrow compiled without S3 support"
-        raise CorpusError(uri, None, f"this pyarrow cannot read {scheme}:// URIs ({_first_line(e)})") from None
+        raise CorpusError(uri, None, f"this pyarrow cannot read {scheme}:// URIs ({message_first_line(e)})") from None
     except pa.ArrowInvalid as e:
         if "Unrecognized filesystem type" in str(e):
             return
-        raise CorpusError(uri, None, f"not a URI pyarrow can read ({_first_line(e)})") from None
+        raise CorpusError(uri, None, f"not a URI pyarrow can read ({message_first_line(e)})") from None
     except (OSError, pa.ArrowException) as e:
-        raise CorpusError(uri, None, f"cannot be read ({_first_line(e)})") from None
+        raise CorpusError(uri, None, f"cannot be read ({message_first_line(e)})") from None
     if info.type == fs.FileType.NotFound:
         raise CorpusError(uri, None, "no such file")
     if info.type == fs.FileType.Directory:

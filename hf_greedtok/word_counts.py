@@ -38,7 +38,7 @@ from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
-from .remote import local_path
+from .remote import local_path, message_first_line
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -507,7 +507,7 @@ def _parquet_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
     try:
         table = pq.ParquetFile(p)
     except (pa.ArrowException, OSError) as e:
-        raise CorpusError(source, None, f"not a parquet file ({_first_line(e)})") from None
+        raise CorpusError(source, None, f"not a parquet file ({message_first_line(e)})") from None
     schema = table.schema_arrow
     names = schema.names
     missing = [c for c in ("word", "count") if c not in names]
@@ -530,7 +530,7 @@ def _parquet_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
         except StopIteration:
             return
         except (pa.ArrowException, OSError) as e:
-            raise CorpusError(source, None, f"unreadable parquet after row {row} ({_first_line(e)})") from None
+            raise CorpusError(source, None, f"unreadable parquet after row {row} ({message_first_line(e)})") from None
         columns = {}
         for name in ("word", "count"):
             column = batch.column(name)
@@ -560,11 +560,6 @@ def _first_undecodable(column) -> int:
         except UnicodeDecodeError:
             return k
     return 0
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"

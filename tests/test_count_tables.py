@@ -123,3 +123,28 @@ def test_a_word_listed_twice_in_one_table_is_an_error_and_tables_add_up(tmp_path
     assert read_count_tables([one], ByteLevel(), prefix_space=False) == {"the": 10, " the": 5}
     one.write_text("a b\t3\nb\t4\n", encoding="utf-8")
     assert read_count_tables([one], ByteLevel()) == {" a": 3, " b": 7}
+
+
+def test_compare_and_hierarchical_read_parquet_tables(tmp_path, capsys):
+    """They read --counts through the same reader: a table count wrote gives the report of the text."""
+    from corpora import EXAMPLE_TEXT
+    table = tmp_path / "devil.parquet"
+    _count(EXAMPLE_TEXT, table, capsys=capsys)
+    reports = {}
+    for name, inputs in (("table", [str(table), "--counts", "--no-prefix-space"]), ("text", [str(EXAMPLE_TEXT)])):
+        out = tmp_path / f"cmp-{name}"
+        assert main(["compare", *inputs, "-k", "100", "--no-plots", "-o", str(out), "--quiet"]) == 0
+        reports[name] = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in reports["table"]["corpus"].items() if k != "source"} == \
+        {k: v for k, v in reports["text"]["corpus"].items() if k != "source"}
+    for key in ("summary", "table3", "grid", "curves"):
+        assert reports["table"][key] == reports["text"][key], key
+    halves = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    rows = pq.read_table(table).to_pylist()
+    for half, part in zip(halves, (rows[::2], rows[1::2])):
+        pq.write_table(pa.table({"word": [r["word"] for r in part], "count": [r["count"] for r in part]}), half)
+    capsys.readouterr()
+    out = tmp_path / "hier"
+    assert main(["hierarchical", *map(str, halves), "--counts", "--no-prefix-space", "-k", "50", "-o", str(out),
+                 "--quiet"]) == 0
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["candidates_hierarchical"] > 0

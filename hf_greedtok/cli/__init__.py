@@ -180,7 +180,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
                    help="text the tokenizer was not trained on: the same metrics again, under \"held_out\" "
                         "(INPUT is then the in-sample text); read like INPUT")
-    e.add_argument("--gold", type=local_path, help="gold segmentation table (lookup format) for boundary precision/recall/F1")
+    e.add_argument("--gold", type=local_path,
+                   help="gold segmentation table (lookup format) for boundary precision/recall/F1")
     e.add_argument("--no-prefix-space", action="store_true")
     e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
     e.add_argument("--json", action="store_true", help="print one JSON object")
