@@ -22,8 +22,15 @@ def available_cores() -> int:
 
 @functools.lru_cache(maxsize=None)
 def thread_pool(num_threads: int) -> ThreadPoolExecutor:
-    """A process-wide pool with ``num_threads`` workers, created on first use."""
+    """A process-wide pool with ``num_threads`` workers, created on first use (anew in a forked
+    child: the parent's pool has no threads there)."""
     return ThreadPoolExecutor(max_workers=num_threads, thread_name_prefix="hf-greedtok")
+
+
+if hasattr(os, "register_at_fork"):
+    # A forked child inherits the cached pool but none of its threads: work handed to it would
+    # wait forever (seen: `train` in a forked child hung while encoding its training words).
+    os.register_at_fork(after_in_child=thread_pool.cache_clear)
 
 
 def encode_in_threads(encode: Callable[[Sequence, str], tuple[np.ndarray, np.ndarray]], words: Sequence,

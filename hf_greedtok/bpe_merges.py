@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from ._progress import native_progress
 from .errors import CorpusError
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 _REPEAT_CHUNK = 65536      # occurrences of one word per training text (fewer, longer texts feed faster)
 INT32_MAX = 2**31 - 1      # BpeTrainer keeps pair counts as Rust i32 (tokenizers/src/models/bpe/trainer.rs)
+U32_IDS = 2**32            # HF tokenizers' ids are u32: no vocabulary has more
 
 
 def check_pair_counts(word_counts: Mapping[str, int], unit_words: Mapping[str, Sequence[str]], source: str) -> None:
@@ -87,27 +89,70 @@ def train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: Sequence[str
     return [(decode(a), decode(b)) for a, b in (m.split(" ") if isinstance(m, str) else m for m in merges)]
 
 
-def byte_level_bpe_tokens(word_counts: Mapping[str, int], pre_tokenizer: "ByteLevel", vocab_size: int, *,
-                          source: str = "word counts", show_progress: bool = False) -> list[bytes]:
-    """The learned tokens of byte-level BPE trained on ``word_counts`` at ``vocab_size`` total ids.
+def merge_bound(unit_lengths: Iterable[int]) -> int:
+    """The most merges BPE can learn on words of these lengths (in units, one per distinct word):
+    sum of (length - 1). Each merge replaces at least one adjacent pair of symbols in at least
+    one distinct word by one symbol, and a word of n units has n - 1 pairs to give."""
+    return sum(n - 1 for n in unit_lengths if n >= 2)
+
+
+@dataclass(frozen=True)
+class ByteLevelBpeRun:
+    """What :func:`byte_level_bpe_run` learned and asked for.
+
+    Attributes:
+        tokens: one ``bytes`` per learned merge, in merge order.
+        vocab_size: the total ids requested (256 bytes included).
+        merge_bound: :func:`merge_bound` of the words fed (those of 2 bytes or more).
+        merges_asked: min(vocab_size - 256, merge_bound): the merges BpeTrainer was asked for.
+    """
+
+    tokens: list
+    vocab_size: int
+    merge_bound: int
+    merges_asked: int
+
+    @property
+    def capped(self) -> bool:
+        """Whether the request was cut to the merge bound (with the same result)."""
+        return self.merges_asked < self.vocab_size - 256
+
+
+def byte_level_bpe_run(word_counts: Mapping[str, int], pre_tokenizer: "ByteLevel", vocab_size: int, *,
+                       source: str = "word counts", show_progress: bool = False) -> ByteLevelBpeRun:
+    """Byte-level BPE trained on ``word_counts`` at ``vocab_size`` total ids (its 256 bytes count
+    toward it), by HF ``tokenizers``' BpeTrainer.
 
     The words are taken as ``pre_tokenizer`` made them (its byte singletons, no re-splitting),
-    so this is HF BPE with the same split and byte level trained on the same text; its 256 bytes
-    count toward ``vocab_size``.
+    so this is HF BPE with the same split and byte level trained on the same text.
 
-    Returns:
-        One ``bytes`` per merge (``vocab_size - 256`` at most; fewer when no pair is left), in
-        merge order.
+    BpeTrainer reserves memory in proportion to the vocabulary size it is given, whatever the
+    words (about 71 bytes of address space per id at once, and 1.3 bytes touched, with
+    ``tokenizers`` 0.23: 1e9 ids abort the process on a 24 GiB machine). BPE cannot merge more
+    often than :func:`merge_bound` of the words, and asked for more it stops when no pair is
+    left, so it is asked for min(vocab_size - 256, bound) merges: the same merges in the same
+    order as any larger request, in memory that grows with the words, not with ``vocab_size``.
 
     Raises:
         CorpusError: counts that would wrap BpeTrainer's 32-bit pair counts (:func:`check_pair_counts`).
-        ValueError: ``vocab_size`` <= 256.
+        ValueError: ``vocab_size`` <= 256, or above 2**32 (its ids are u32).
     """
-    if vocab_size <= 256:
-        raise ValueError(f"a byte-level BPE vocabulary needs more than its 256 bytes, got vocab_size {vocab_size}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or not 256 < vocab_size <= U32_IDS:
+        raise ValueError(f"a byte-level BPE vocabulary needs more than its 256 bytes and at most 2**32 ids "
+                         f"(u32), got vocab_size {vocab_size!r}")
     shown = {w: pre_tokenizer.token_to_str(pre_tokenizer.word_units(w)) for w in word_counts}
     check_pair_counts(word_counts, shown, source)
     alphabet = sorted({c for s in shown.values() for c in s})
+    bound = merge_bound(map(len, shown.values()))
+    asked = min(vocab_size - 256, bound)
     merges = train_merges(((shown[w], c) for w, c in word_counts.items()), alphabet, {c: c for c in alphabet},
-                          vocab_size - 256 + len(alphabet), 0, show_progress)
-    return [pre_tokenizer.str_to_token(a + b) for a, b in merges]
+                          asked + len(alphabet), 0, show_progress)
+    return ByteLevelBpeRun([pre_tokenizer.str_to_token(a + b) for a, b in merges], vocab_size, bound, asked)
+
+
+def byte_level_bpe_tokens(word_counts: Mapping[str, int], pre_tokenizer: "ByteLevel", vocab_size: int, *,
+                          source: str = "word counts", show_progress: bool = False) -> list[bytes]:
+    """The learned tokens of :func:`byte_level_bpe_run` (same arguments and errors): one ``bytes``
+    per merge (``vocab_size - 256`` at most; fewer when no pair is left), in merge order."""
+    return byte_level_bpe_run(word_counts, pre_tokenizer, vocab_size, source=source,
+                              show_progress=show_progress).tokens

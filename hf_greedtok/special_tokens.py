@@ -114,10 +114,16 @@ class SpecialSplitPreTokenizer:
         return words
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
-        """Words of one ``word<TAB>count`` entry: the text it stands for (at byte level with
-        ``prefix_space``, the entry after a space) split as by :meth:`pre_tokenize`."""
-        if isinstance(self.pre_tokenizer, ByteLevel) and prefix_space:
-            word = " " + word
+        """Words of one count-table entry: the text it stands for (at byte level with
+        ``prefix_space``, the entry after a space; for Metaspace, an entry opening with "▁" is
+        read as :meth:`Metaspace.count_table_word` reads it) split as by :meth:`pre_tokenize`."""
+        if isinstance(self.pre_tokenizer, ByteLevel):
+            return self.pre_tokenize(" " + word if prefix_space else word)
+        replacement = self.pre_tokenizer.replacement
+        if word.startswith(replacement):      # a word as Metaspace shows it (Metaspace.count_table_word)
+            word = word[1:]
+            if not word:
+                return [replacement]
         return self.pre_tokenize(word)
 
     def __getattr__(self, name: str) -> Any:

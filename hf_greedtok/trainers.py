@@ -30,6 +30,7 @@ from .indic.units import pack_codes, unit_codes
 from .word_counts import always_short, check_word_length, count_corpus, count_words
 
 INT64_MAX = 2**63 - 1
+U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.bpe_merges.U32_IDS)
 
 
 class GreedTokTrainer:
@@ -51,7 +52,10 @@ class GreedTokTrainer:
             was not trained on: F = 1.75 gave 0.4-0.8 points fewer tokens against HF BPE on other
             domains at 16,384 and 32,768 ids, the same on held-out lines of the training domain
             (benchmarks/RESULTS.md, issue 17). It adds a BPE run, several times GreedTok's own
-            training time. ``training_info["bpe_candidates"]`` counts the tokens given.
+            training time. ``training_info["bpe_candidates"]`` counts the tokens given, and
+            ``training_info["bpe_candidates_run"]`` what BPE was asked: BPE cannot merge more
+            often than the sum over distinct words of (bytes - 1), so a larger request is cut to
+            that bound, with the same tokens (:func:`hf_greedtok.bpe_merges.byte_level_bpe_run`).
         pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
         special_tokens: strings given their own ids (0..n-1) and never learned; the ``train*``
             methods cut them out of the text before counting, exactly as encoding does
@@ -79,7 +83,9 @@ class GreedTokTrainer:
         ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
             shorter than 2 singletons, a pinned token listed twice, num_threads < 1, an
             empty, whitespace-only or repeated special token, or bpe_candidates not a number
-            above 1, with a pre-tokenizer that is not byte level, or with ``candidates``.
+            above 1, whose F x (vocab_size + 256) is not finite or above 2**32 (the most u32
+            ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is not byte level, or with
+            ``candidates``.
         TypeError: a pre-tokenizer or normalizer of another library, e.g.
             ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
             :class:`UnicodeNormalizer`).
@@ -123,10 +129,7 @@ class GreedTokTrainer:
         self.candidates = None if candidates is None else sorted(
             {u for u in map(self._candidate_units, candidates) if len(u) >= 2})
         if bpe_candidates is not None:
-            if isinstance(bpe_candidates, bool) or not isinstance(bpe_candidates, (int, float)) \
-                    or not bpe_candidates > 1:
-                raise ValueError(f"bpe_candidates must be a number above 1 (BPE's vocabulary as a multiple "
-                                 f"of the total), got {bpe_candidates!r}")
+            bpe_vocab_size(bpe_candidates, self.vocab_size)
             if self.pre_tokenizer.unit_kind != "bytes":
                 raise ValueError("bpe_candidates needs a byte-level pre-tokenizer (ByteLevel), not "
                                  f"{type(self.pre_tokenizer).__name__}")
@@ -235,11 +238,18 @@ class GreedTokTrainer:
         pin_units, pin_offsets = pack(self.pinned)
         started = time.perf_counter()
         candidates = self.candidates
+        bpe_info = None
         if self.bpe_candidates is not None:
-            from .bpe_merges import byte_level_bpe_tokens
-            candidates = sorted({t for t in byte_level_bpe_tokens(
-                word_counts, self.pre_tokenizer, round(self.bpe_candidates * (self.vocab_size + 256)),
-                source=source, show_progress=self.show_progress) if len(t) >= 2})
+            from .bpe_merges import byte_level_bpe_run
+            run = byte_level_bpe_run(word_counts, self.pre_tokenizer,
+                                     bpe_vocab_size(self.bpe_candidates, self.vocab_size), source=source,
+                                     show_progress=self.show_progress)
+            candidates = sorted({t for t in run.tokens if len(t) >= 2})
+            bpe_info = {"factor": self.bpe_candidates, "vocab_size_requested": run.vocab_size,
+                        "merge_bound": run.merge_bound, "merges_asked": run.merges_asked, "capped": run.capped,
+                        "note": "BpeTrainer is asked for min(requested merges, merge_bound) merges, merge_bound "
+                                "being the sum over distinct words of (bytes - 1), the most BPE can learn: "
+                                "the same merges as the full request"}
         cand_units, cand_offsets = pack(candidates or [])
         self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
                                   pin_units, pin_offsets, cand_units, cand_offsets,
@@ -252,6 +262,8 @@ class GreedTokTrainer:
             "candidates": int(self._core.n_candidates), "occurrences": int(self._core.n_occurrences),
             "bpe_candidates": None if self.bpe_candidates is None else len(candidates),
         }
+        if bpe_info is not None:
+            self._corpus_info["bpe_candidates_run"] = bpe_info
         self._setup_seconds = self._train_seconds = time.perf_counter() - started
         return self._run(self.vocab_size)
 
@@ -358,6 +370,35 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+def bpe_vocab_size(factor: float, vocab_size: int, name: str = "bpe_candidates") -> int:
+    """BPE's total vocabulary for ``bpe_candidates``: round(factor x (vocab_size + 256)) ids.
+
+    Args:
+        factor: F, a finite number above 1.
+        vocab_size: k, GreedTok's learned tokens (the 256 bytes come on top).
+        name: how the error names the option (the CLI passes ``--bpe-candidates``).
+
+    Raises:
+        ValueError: F not a number above 1, or a product that is not finite or above 2**32,
+            the most ids HF tokenizers' u32 ids can number (BpeTrainer would abort the process
+            trying to reserve memory for it, or overflow converting it).
+    """
+    if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer, np.floating)) or not factor > 1:
+        raise ValueError(f"{name} must be a number above 1 (BPE's vocabulary as a multiple of the total), "
+                         f"got {factor!r}")
+    try:
+        total = float(factor) * (int(vocab_size) + 256)
+    except OverflowError:      # an int beyond float's range
+        total = float("inf")
+    if not total <= U32_IDS:     # also true of inf
+        shown = f"{factor:g}" if total < float("inf") or isinstance(factor, float) else f"~1e+{len(str(factor)) - 1}"
+        size = f"{shown} x {int(vocab_size) + 256:,}"
+        size += f" = {total:.3g} ids," if total < float("inf") else " ids, not a finite number,"
+        raise ValueError(f"{name} {shown}: BPE's vocabulary would be {size} above 2**32 = {U32_IDS:,}, the most "
+                         "a vocabulary's u32 ids can number")
+    return round(total)
 
 
 def singleton_alphabet(unit_sequences: Iterable[Sequence[str]], unit_kind: str) -> list[str]:

@@ -59,6 +59,8 @@ TRAIN_CASES = {
                                      ["counts_arabic_indic_digits.tsv, line 2:", "ASCII digits"]),
     "count with a space": (["counts_space_padded.tsv", "--counts"],
                            ["counts_space_padded.tsv, line 2:", "' 7'", "ASCII digits"]),
+    "word listed twice in one table": (["counts_duplicate_word.tsv", "--counts"],
+                                       ["counts_duplicate_word.tsv, line 4:", "'the'", "first on line 1"]),
     "empty corpus": (["corpus_empty.txt"], ["corpus_empty.txt: empty corpus"]),
     "whitespace-only corpus": (["corpus_whitespace_only.txt"], ["corpus_whitespace_only.txt:", "only whitespace"]),
     "whitespace-only corpus, BPE": (["corpus_whitespace_only.txt", "--algorithm", "bpe"],
@@ -78,6 +80,51 @@ def test_bad_training_file(case, tmp_path, capsys):
     for text in expected:
         assert text in err
     assert_nothing_written(out_parent)
+
+
+PARQUET_CASES = {
+    "not parquet at all": ("counts_not_parquet.parquet", ["counts_not_parquet.parquet: not a parquet file"]),
+    "no count column": ("counts_parquet_no_count_column.parquet",
+                        ["counts_parquet_no_count_column.parquet: not a count table", "no column 'count'"]),
+    "count as text": ("counts_parquet_count_as_text.parquet",
+                      ["counts_parquet_count_as_text.parquet: not a count table", "column 'count' is string",
+                       "integer"]),
+    "null word": ("counts_parquet_null_word.parquet", ["counts_parquet_null_word.parquet, row 3: word is null"]),
+    "zero count": ("counts_parquet_zero_count.parquet", ["counts_parquet_zero_count.parquet, row 2: count 0",
+                                                         ">= 1"]),
+    "empty word": ("counts_parquet_empty_word.parquet", ["counts_parquet_empty_word.parquet, row 2: empty word"]),
+    "NUL in word": ("counts_parquet_nul_in_word.parquet", ["counts_parquet_nul_in_word.parquet, row 2: NUL"]),
+    "word listed twice": ("counts_parquet_duplicate_word.parquet",
+                          ["counts_parquet_duplicate_word.parquet, row 4:", "'the'", "first on row 1"]),
+}
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("case", PARQUET_CASES)
+def test_bad_parquet_count_table(case, command, trained, tmp_path, capsys):
+    """Issue 29 item 5: a parquet table is read with the checks of a TSV one, errors naming the row."""
+    pytest.importorskip("pyarrow")
+    name, expected = PARQUET_CASES[case]
+    out_parent = tmp_path / "out"
+    out_parent.mkdir()
+    if command == "train":
+        argv = ["train", BAD / name, "--counts", "-k", "5", "-o", out_parent / "tok", "--quiet"]
+    else:
+        argv = ["evaluate", trained["greedtok"], BAD / name, "--counts", "--quiet"]
+    err = run(argv, capsys)
+    for text in expected:
+        assert text in err
+    assert_nothing_written(out_parent)
+
+
+def test_parquet_table_without_pyarrow_says_what_to_install(tmp_path, capsys, monkeypatch):
+    for module in ("pyarrow", "pyarrow.parquet", "pyarrow.compute"):
+        monkeypatch.setitem(sys.modules, module, None)      # import pyarrow now raises ImportError
+    table = tmp_path / "counts.parquet"
+    table.write_bytes((BAD / "counts_parquet_duplicate_word.parquet").read_bytes())
+    err = run(["train", table, "--counts", "-k", "5", "-o", tmp_path / "out" / "tok", "--quiet"], capsys)
+    assert "counts.parquet" in err and "pyarrow" in err and "pip install 'hf-greedtok[ray]'" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_latin1_candidates_file_names_file_and_line(small_corpus, tmp_path, capsys):

@@ -7,6 +7,10 @@ restricted candidates), which must be the same run as passing them as ``candidat
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 from corpora import corpus
 from tokenizers import Tokenizer as HFTokenizer
@@ -75,3 +79,65 @@ def test_cli_option(tmp_path, capsys):
         err = capsys.readouterr().err
         assert said in err and "Traceback" not in err
         assert not (tmp_path / "bad").exists()
+
+
+# ---------------------------------------------------------------------- issue 29 item 2: huge F
+
+def _merge_bound(counts, pre) -> int:
+    """Sum over distinct words of (bytes - 1): no BPE run on these words can merge more often."""
+    return sum(len(pre.word_units(w)) - 1 for w in counts if len(pre.word_units(w)) >= 2)
+
+
+@pytest.mark.parametrize("factor", ["1e12", "1e20", "1e308"])
+def test_cli_refuses_a_factor_no_vocabulary_id_can_hold(factor, tmp_path):
+    """1e12 died in a Rust allocation failure inside BpeTrainer (exit 134, a backtrace), 1e20 and
+    1e308 in OverflowError tracebacks; a real process, so that an abort would show."""
+    text = tmp_path / "in" / "small.txt"
+    text.parent.mkdir()
+    text.write_text("the cat sat on the mat\nthe dog sat on the log\n" * 20, encoding="utf-8")
+    out_parent = tmp_path / "out"
+    out_parent.mkdir()
+    result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", str(text), "-k", "5",
+                             "--bpe-candidates", factor, "-o", str(out_parent / "tok"), "--quiet"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr[-2000:]
+    assert "--bpe-candidates" in result.stderr and "2**32" in result.stderr
+    assert list(out_parent.iterdir()) == []
+
+
+@pytest.mark.parametrize("factor", [1e12, 1e20, 1e308])
+def test_trainer_refuses_a_factor_no_vocabulary_id_can_hold(factor, tmp_path):
+    """The Python trainer refuses it too, at construction (in a process of its own: before the
+    fix, training aborted the interpreter)."""
+    code = textwrap.dedent(f"""
+        from hf_greedtok import GreedTokTrainer
+        try:
+            GreedTokTrainer(5, bpe_candidates={factor!r}, show_progress=False).train_from_counts(
+                {{" the": 3, " cat": 2, " mat": 1}})
+        except ValueError as e:
+            print("ValueError:", e)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ValueError: bpe_candidates") and "2**32" in result.stdout, result.stdout
+
+
+def test_a_large_factor_asks_bpe_for_the_merge_bound_with_the_same_tokens(brown):
+    """BPE merges at most sum(bytes - 1) over distinct words: asked for more, BpeTrainer gives the
+    same merges, so the trainer asks for the bound (its memory grows with the size asked)."""
+    pre = ByteLevel("gpt4-marks")
+    counts = count_words(brown[:2000], pre, None, num_proc=1, show_progress=False)
+    bound = _merge_bound(counts, pre)
+    exact = byte_level_bpe_tokens(counts, pre, 256 + bound)
+    assert len(exact) <= bound
+    assert byte_level_bpe_tokens(counts, pre, 256 + 10 * bound) == exact
+    tok = GreedTokTrainer(300, pre_tokenizer=pre, bpe_candidates=1e5, show_progress=False).train_from_counts(counts)
+    info = tok.training_info["bpe_candidates_run"]
+    assert info["vocab_size_requested"] == round(1e5 * (300 + 256))
+    assert info["merge_bound"] == bound and info["merges_asked"] == bound and info["capped"]
+    assert tok.training_info["bpe_candidates"] == len({t for t in exact if len(t) >= 2})
+    same = GreedTokTrainer(300, pre_tokenizer=pre, candidates=exact, show_progress=False).train_from_counts(counts)
+    assert tok.model.ranked_tokens == same.model.ranked_tokens
+    small = GreedTokTrainer(300, pre_tokenizer=pre, bpe_candidates=1.75, show_progress=False).train_from_counts(counts)
+    assert not small.training_info["bpe_candidates_run"]["capped"]

@@ -59,6 +59,29 @@ def test_train_saves_the_optimal_encoder_unless_told(tmp_path, capsys):
     assert not (tmp_path / "bpe").exists()
 
 
+@pytest.mark.parametrize("mode", [None, "cover", "optimal"])
+def test_train_reports_tokens_per_word_of_the_encoder_it_saves(mode, tmp_path, capsys):
+    """Issue 29 item 3: train printed cover's tokens per word while saving optimal. The printed
+    numbers must equal an independent count: the saved folder encoding the corpus line by line."""
+    import re
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "400", "-o", str(out), "--quiet",
+                 *(["--mode", mode] if mode else [])]) == 0
+    printed = capsys.readouterr().out
+    tok = Tokenizer.load(out)
+    saved = mode or "optimal"
+    assert tok.mode == saved
+    lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines(keepends=True)
+    words = sum(len(tok.pre_tokenize(line)) for line in lines)
+    per_word = {m: sum(len(tok.encode(line, mode=m)) for line in lines) / words for m in ("cover", "optimal")}
+    found = re.search(r"([0-9.]+) tokens per word on the training words \((\w+), the saved encoder", printed)
+    assert found, printed
+    assert found.group(2) == saved and found.group(1) == f"{per_word[saved]:.4f}"
+    if saved == "optimal":
+        assert f"cover {per_word['cover']:.4f}" in printed
+        assert per_word["optimal"] < per_word["cover"]
+
+
 def test_train_on_count_table_with_max_token_length(tmp_path, capsys):
     out = tmp_path / "wiki"
     table = corpus("hi_news_wordcounts.tsv")

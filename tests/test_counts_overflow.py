@@ -68,9 +68,10 @@ def test_cli_refuses_a_table_whose_totals_overflow_and_evaluates_it_exactly(tmp_
     trained = tmp_path / "example"
     assert main(["train", str(EXAMPLE_TEXT), "-k", "200", "-o", str(trained), "--quiet"]) == 0
     capsys.readouterr()
-    # "the" twice: the word's count (and its token's frequency) is 2**63, one above int64.
-    table.write_text(f"the\t{2**62}\nof\t{2**62}\nthe\t{2**62}\n", encoding="utf-8")
-    assert main(["evaluate", str(trained), str(table), "--counts", "--json", "--quiet"]) == 0
+    # "the" in two tables: the word's count (and its token's frequency) is 2**63, one above int64.
+    more = tmp_path / "more.tsv"
+    more.write_text(f"the\t{2**62}\n", encoding="utf-8")
+    assert main(["evaluate", str(trained), str(table), str(more), "--counts", "--json", "--quiet"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["words"] == 3 * 2**62 and result["whitespace_words"] == 3 * 2**62
     assert result["tokens_cover"] >= 3 * 2**62 and result["tokens_per_word"] >= 1.0

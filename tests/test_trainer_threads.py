@@ -8,6 +8,7 @@ import sys
 import tempfile
 import textwrap
 
+import numpy as np
 import pytest
 from corpora import corpus, head_counts
 from helpers import make_core
@@ -200,3 +201,31 @@ def under_memory_caps(code: str, caps_mb: tuple[int, ...]) -> dict[int, str]:
         assert result.returncode == 0, result.stderr[-2000:]
         outcomes[extra_mb] = result.stdout.strip()
     return outcomes
+
+
+def _encode_in_threads_and_exit() -> None:
+    import os
+
+    from hf_greedtok._threads import MIN_WORDS_PER_THREAD, encode_in_threads
+    words = ["ab"] * (4 * MIN_WORDS_PER_THREAD)
+    ids, offsets = encode_in_threads(lambda w, mode: (np.zeros(len(w), np.int32), np.arange(len(w) + 1)), words,
+                                     "cover", 2)
+    os._exit(0 if len(ids) == len(words) and offsets[-1] == len(words) else 1)
+
+
+def test_a_forked_child_encodes_on_threads_of_its_own():
+    """The encoders' process-wide thread pool: a forked child inherits the pool object but none
+    of its threads, and waited forever (seen as `train` hanging in a forked child)."""
+    import multiprocessing
+
+    import threading
+
+    from hf_greedtok._threads import thread_pool
+    both = threading.Barrier(2)     # both of the parent's pool threads started (and then idle)
+    assert list(thread_pool(2).map(lambda _: both.wait(timeout=30) >= 0, range(2))) == [True, True]
+    child = multiprocessing.get_context("fork").Process(target=_encode_in_threads_and_exit)
+    child.start()
+    child.join(60)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0

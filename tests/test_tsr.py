@@ -249,3 +249,68 @@ def test_a_bpe_tokenizer_json_encodes_with_its_own_merges(tmp_path, capsys):
     vocab = load_vocabulary(path)
     assert vocab.kind == "hf-bpe" and vocab.own_counts(lines[:40]).tolist() == [len(bpe.encode(t).ids) for t in lines[:40]]
     assert (vocab.optimal_counts(lines[:40]) <= vocab.own_counts(lines[:40])).all()
+
+
+@pytest.fixture(scope="module")
+def two_texts(tmp_path_factory):
+    """200 lines of English (Brown) and of Hindi (Devdas), as plain text per language."""
+    folder = tmp_path_factory.mktemp("texts")
+    for lang, name in (("en", "en_brown.txt"), ("hi", "hi_devdas.txt")):
+        lines = (CORPORA / name).read_text(encoding="utf-8").splitlines()[:200]
+        (folder / f"{lang}.txt").write_text("\n".join(lines), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("style", ["repeated", "one option"])
+def test_cli_tsr_keeps_every_text_given(style, two_texts, tmp_path, capsys):
+    """Issue 29 item 1: `--text en=a --text hi=b` kept only the last --text (English vanished)."""
+    pairs = [f"en={two_texts / 'en.txt'}", f"hi={two_texts / 'hi.txt'}"]
+    texts = ["--text", pairs[0], "--text", pairs[1]] if style == "repeated" else ["--text", *pairs]
+    out = tmp_path / "o"
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), *texts, "-o", str(out), "--min-strings", "10",
+                 "--no-plots", "--quiet"]) == 0
+    rows = {r["language"]: r for r in json.loads((out / "report.json").read_text(encoding="utf-8"))["rows"]}
+    assert set(rows) == {"en", "hi"}
+    assert rows["en"]["script"] == "Latin" and rows["hi"]["script"] == "Devanagari"
+    assert rows["hi"]["tax"] == pytest.approx(rows["hi"]["tokens_own"] / rows["en"]["tokens_own"])
+
+
+def test_cli_tsr_refuses_a_language_given_twice(two_texts, tmp_path, capsys):
+    """`--text en=a.txt --text en=hi.txt` reported the Hindi file as "en"."""
+    out = tmp_path / "o"
+    assert main(["tsr", str(VOCAB / "cl100k_base.tiktoken"), "--text", f"en={two_texts / 'en.txt'}",
+                 "--text", f"en={two_texts / 'hi.txt'}", "-o", str(out), "--no-plots", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "--text: language en given twice" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("n", [20, 24, 29, 60, 61, 300])
+def test_every_script_gets_its_own_colour(n):
+    """Issue 29 item 7: tab20's 20 colours were reused modulo 20, so with 24 scripts Latin and
+    Malayalam were drawn alike."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from hf_greedtok.experiments.tsr_plots import distinct_colours, script_colours
+    colours = distinct_colours(n)
+    assert len(colours) == n and len({to_hex(c) for c in colours}) == n
+    names = [f"Script{i}" for i in range(n)]
+    assert len({to_hex(c) for c in script_colours(names).values()}) == n
+
+
+def test_scripts_of_the_real_parallel_report_have_distinct_colours(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from hf_greedtok.experiments.tsr_plots import script_colours, write_tsr_plots
+    if not PARALLEL.is_file():
+        pytest.skip(f"{PARALLEL} not available")
+    report = tsr_report([load_vocabulary(VOCAB / "r50k_base.tiktoken")], read_parallel(PARALLEL))
+    scripts = {r["script"] for r in report.rows}
+    assert len(scripts) > 20 and {"Latin", "Malayalam"} <= scripts
+    colours = {s: to_hex(c) for s, c in script_colours([r["script"] for r in report.rows]).items()}
+    assert set(colours) == scripts and len(set(colours.values())) == len(scripts)
+    assert colours["Latin"] != colours["Malayalam"]
+    assert [p.name for p in write_tsr_plots(report, tmp_path)] == ["tsr_r50k_base.png", "tax_r50k_base.png"]

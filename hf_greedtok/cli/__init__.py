@@ -21,7 +21,7 @@
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder;
         --engine ray runs the per-INPUT runs as Ray tasks, with the same result)
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
-        (a word<TAB>count table that `train --counts --no-prefix-space` reads, or .parquet;
+        (a word<TAB>count table, or .parquet, that `train --counts --no-prefix-space` reads;
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
     hf-greedtok tokenize DIR INPUT... --output OUT [--engine local|ray] [--ray-address ADDR]
         (a folder of parquet files: input_ids [, attention_mask], one row per document in input
@@ -76,6 +76,16 @@ def above_one(text: str) -> float:
     return value
 
 
+def local_path(text: str) -> Path:
+    """argparse type: a local file or folder. A URI is refused naming it whole: ``Path`` would
+    collapse ``s3://bucket/key`` to ``s3:/bucket/key`` (and an output would become a local
+    folder named ``s3:``); URIs are inputs of count, tokenize and train with --engine ray."""
+    if "://" in text:
+        raise argparse.ArgumentTypeError(f"{text} is a URI; this option takes a local path (URIs are read "
+                                         "as INPUTs of count, tokenize and train with --engine ray)")
+    return Path(text)
+
+
 def positive_int(text: str, minimum: int = 1) -> int:
     """argparse type: an integer >= 1 (>= ``minimum``)."""
     try:
@@ -112,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory")
-    t.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with --counts)")
+    t.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (or count tables, TSV or .parquet, with --counts)")
     size = t.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", "-k", type=int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
@@ -123,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default=None,
                    help="singletons: bytes (byte level), chars (Metaspace), marks (base + combining marks) or "
                         "vowels (base + dependent vowel signs); default bytes, for cbpe marks")
-    t.add_argument("--lookup", type=Path, help="morphology lookup table (TSV word<TAB>seg|seg, or CSV "
+    t.add_argument("--lookup", type=local_path, help="morphology lookup table (TSV word<TAB>seg|seg, or CSV "
                                                "word,segmentation,language with +)")
     t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
                    help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
@@ -149,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="default encoder of a saved GreedTok tokenizer (default: optimal, the fewest tokens "
                         "for every word; cover is the paper's Algorithm 4)")
     t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
-    t.add_argument("--candidates", type=Path, help="file with one candidate token per line; restricts T")
+    t.add_argument("--candidates", type=local_path, help="file with one candidate token per line; restricts T")
     t.add_argument("--bpe-candidates", type=above_one, default=None, metavar="F",
                    help="GreedTok, byte level: choose the tokens among those of HF BPE trained on the same words "
                         "at F x the total vocabulary (1.75: fewer tokens on text of other domains, several times "
@@ -160,22 +171,24 @@ def _parser() -> argparse.ArgumentParser:
     _add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
     e = sub.add_parser("evaluate", help="compression and segmentation metrics of a saved tokenizer on a corpus")
-    e.add_argument("tokenizer", type=Path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
+    e.add_argument("tokenizer", type=local_path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
                                                                "byte-level BPE tokenizer.json")
     e.add_argument("--pattern", default=None, help="split of a .tiktoken file that is not one of OpenAI's")
     e.add_argument("inputs", nargs="+", metavar="INPUT")
-    e.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    e.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
+                                                         "(word, count columns)")
     e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
                    help="text the tokenizer was not trained on: the same metrics again, under \"held_out\" "
                         "(INPUT is then the in-sample text); read like INPUT")
-    e.add_argument("--gold", type=Path, help="gold segmentation table (lookup format) for boundary precision/recall/F1")
+    e.add_argument("--gold", type=local_path,
+                   help="gold segmentation table (lookup format) for boundary precision/recall/F1")
     e.add_argument("--no-prefix-space", action="store_true")
     e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.add_argument("--quiet", action="store_true")
 
     c = sub.add_parser("encode", help="encode a text, show tokens, and check that decoding restores it")
-    c.add_argument("tokenizer", type=Path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
+    c.add_argument("tokenizer", type=local_path, metavar="DIR", help="a folder `train` writes, a .tiktoken file or a "
                                                                "byte-level BPE tokenizer.json")
     c.add_argument("text")
     c.add_argument("--mode", choices=["cover", "optimal"], default=None,
@@ -199,7 +212,7 @@ def _parser() -> argparse.ArgumentParser:
                         "report row names another")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
     m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")
-    m.add_argument("--eval", type=Path, nargs="+", default=[], metavar="FILE",
+    m.add_argument("--eval", type=local_path, nargs="+", default=[], metavar="FILE",
                    help="UTF-8 text never trained on: every tokenizer, trained at total vocabulary 256 + the "
                         "largest K, is measured on it line by line (out of sample) and on the training text")
     m.add_argument("--holdout-fraction", type=open_fraction, default=None, metavar="F",
@@ -223,7 +236,7 @@ def _parser() -> argparse.ArgumentParser:
                                      "--no-prefix-space` reads (TSV) or parquet, in this process pool or on Ray")
     n.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="UTF-8 text files (counted line by line), .jsonl or .parquet documents, or globs")
-    n.add_argument("--output", "-o", type=Path, required=True,
+    n.add_argument("--output", "-o", type=local_path, required=True,
                    help="the table: word<TAB>count (.tsv, default) or .parquet (word, count columns)")
     n.add_argument("--units", choices=["bytes", "chars", "marks", "vowels"], default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
@@ -244,15 +257,18 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("tsr", help="token-saving ratio of optimal segmentation and the tokenization tax per "
                                    "language, for any vocabulary (report.md, report.json, plots)")
-    r.add_argument("vocabularies", nargs="+", type=Path, metavar="VOCAB",
+    r.add_argument("vocabularies", nargs="+", type=local_path, metavar="VOCAB",
                    help="a .tiktoken file, a byte-level BPE tokenizer.json, or any folder `train` writes")
     source = r.add_mutually_exclusive_group(required=True)
-    source.add_argument("--parallel", type=Path, metavar="FILE",
+    source.add_argument("--parallel", type=local_path, metavar="FILE",
                         help="lang<TAB>domain<TAB>english<TAB>translation table with that header "
                              "(e.g. multi_isocodes_parallel.tsv)")
-    source.add_argument("--text", nargs="+", metavar="LANG=FILE", help="plain text per language (one string a "
-                        "line); the tax is measured against en=FILE if given")
-    r.add_argument("--output", "-o", type=Path, required=True, help="the report folder to create")
+    # extend, not the default store: a repeated --text must add its languages, not replace the earlier ones
+    source.add_argument("--text", nargs="+", action="extend", metavar="LANG=FILE",
+                        help="plain text per language (one string a line), repeatable (--text en=a.txt --text "
+                             "hi=b.txt or --text en=a.txt hi=b.txt); each language once; the tax is measured "
+                             "against en=FILE if given")
+    r.add_argument("--output", "-o", type=local_path, required=True, help="the report folder to create")
     r.add_argument("--pattern", default=None,
                    help="split of a .tiktoken file that is not one of OpenAI's (gpt4, gpt2, o200k or a regex); "
                         "OpenAI's files are recognised by checksum")
@@ -264,11 +280,11 @@ def _parser() -> argparse.ArgumentParser:
 
     z = sub.add_parser("tokenize", help="tokenize a dataset with a saved tokenizer into a folder of parquet files "
                                         "(input_ids, optional attention_mask), in this process or on Ray")
-    z.add_argument("tokenizer", type=Path, metavar="DIR", help="any folder `train` writes")
+    z.add_argument("tokenizer", type=local_path, metavar="DIR", help="any folder `train` writes")
     z.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="UTF-8 text files (one document per line, keeping its line end), .jsonl or .parquet "
                         "documents, or globs; one kind per run")
-    z.add_argument("--output", "-o", type=Path, required=True,
+    z.add_argument("--output", "-o", type=local_path, required=True,
                    help="the folder of parquet files to create; row k is document k of the inputs in order")
     z.add_argument("--mode", choices=["cover", "optimal"], default=None,
                    help="GreedTok folders: the encoder (default: the folder's)")
@@ -301,8 +317,9 @@ def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine
 
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:
     """Options shared by the commands that train: output folder, corpus reading, progress."""
-    p.add_argument("--output", "-o", type=Path, required=True, help="directory to create")
-    p.add_argument("--counts", action="store_true", help="inputs are word<TAB>count tables")
+    p.add_argument("--output", "-o", type=local_path, required=True, help="directory to create")
+    p.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
+                                                         "(word, count columns), each word once per table")
     p.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
     p.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space")

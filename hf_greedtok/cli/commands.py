@@ -22,7 +22,7 @@ from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
 from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
-from ..trainers import GreedTokTrainer, singleton_alphabet
+from ..trainers import GreedTokTrainer, bpe_vocab_size, singleton_alphabet
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
 from ..formats.manifest import COMPARE, HIERARCHICAL, TOKENIZER, TSR
 from ..output_folders import check_target, check_writable, write_folder
@@ -56,6 +56,22 @@ def _write_dir(args: argparse.Namespace, write: Callable[[Path], None]) -> None:
                  inputs=_input_files(args))
 
 
+def _check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
+    """URI inputs (``s3://...``), named whole, before any work: the local engine reads local
+    files only; for Ray each is looked up with pyarrow's filesystem here, so that a missing
+    object or an unreachable bucket is one line naming it rather than a failed Ray task.
+
+    Raises:
+        CorpusError: a URI with the local engine, or one pyarrow cannot read (:func:`hf_greedtok.remote.check_uri`).
+        ImportError: a URI without pyarrow.
+    """
+    from ..remote import RAY_READS_URIS, check_uri, is_uri
+    for uri in filter(is_uri, map(str, inputs)):
+        if engine != "ray":
+            raise CorpusError(uri, None, f"a URI: the local engine reads local files; {RAY_READS_URIS}")
+        check_uri(uri)
+
+
 def _check_pattern(pattern: Optional[str], units: str) -> None:
     """A split pattern is given only for byte-level units (train and count alike)."""
     if pattern is not None and units != "bytes":
@@ -84,6 +100,7 @@ def train(args: argparse.Namespace) -> int:
     for bad arguments or inputs (``cli.main`` prints them in one line, exit 2)."""
     out: Path = args.output
     _refuse_existing(args)
+    _check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -120,6 +137,10 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
         raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
                          "--candidates")
+    if args.bpe_candidates is not None:
+        # Refused before counting: at byte level k is known without the words (256 fixed singletons).
+        k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
+        bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size
@@ -149,8 +170,21 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     took = trainer.timings
     return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "
-                    f"{info['tokens_per_word']:.4f} tokens per word on the training words (cover); "
+                    f"{_training_tokens_per_word(tok, wc, info['tokens_per_word'], args.num_threads)}; "
                     f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
+
+
+def _training_tokens_per_word(tok: Tokenizer, wc, cover_per_word: float, num_threads: Optional[int]) -> str:
+    """Tokens per word of the encoder ``tok`` saves (its mode) on the training words ``wc``,
+    exactly: the native encoder on the counted words, count-weighted. Cover's number
+    (``cover_per_word``, the trainer's objective per word, which cover encoding reproduces) is
+    shown beside optimal's, which never exceeds it."""
+    from .._threads import available_cores
+    from ..experiments.evaluation import total_tokens
+    counts = [int(c) for c in wc.values()]
+    tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
+    shown = f"{tokens / sum(counts):.4f} tokens per word on the training words ({tok.mode}, the saved encoder"
+    return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
 
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
@@ -504,6 +538,7 @@ def count(args: argparse.Namespace) -> int:
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
         raise OutputError(out, "is one of the inputs")
     check_writable(out)
+    _check_uri_inputs(args.inputs, args.engine)
     _check_pattern(args.pattern, args.units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
@@ -544,6 +579,7 @@ def tokenize(args: argparse.Namespace) -> int:
     from ..distributed.tokenizing import tokenize_dataset
     from .._threads import available_cores
     local = args.engine == "local"
+    _check_uri_inputs(args.inputs, args.engine)
     result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine=args.engine, mode=args.mode,
                               text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
                               attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
@@ -570,7 +606,7 @@ def tsr(args: argparse.Namespace) -> int:
         if not sep or not lang or not path:
             raise ValueError(f"--text {item!r}: expected LANG=FILE")
         if lang in named:
-            raise ValueError(f"--text: language {lang} given twice")
+            raise ValueError(f"--text: language {lang} given twice ({named[lang]} and {path})")
         named[lang] = path
     args.inputs = [*map(str, args.vocabularies), *([str(args.parallel)] if args.parallel else named.values())]
     _refuse_existing(args)

@@ -1,7 +1,8 @@
 """PNG plots of a :class:`hf_greedtok.experiments.tsr.TsrReport` (matplotlib, the ``plot`` extra).
 
 * per vocabulary, TSR and tax per language: bars sorted within script groups, one colour per
-  script (the optimal-segmentation paper's per-language view, without its map);
+  script, different for every script however many appear (:func:`distinct_colours`; the
+  optimal-segmentation paper's per-language view, without its map);
 * with several vocabularies, TSR against vocabulary size: the median over languages and each
   script's median (the paper's second axis).
 """
@@ -9,13 +10,52 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .plots import _pyplot
 from .tsr import file_part
 
 if TYPE_CHECKING:
     from .tsr import TsrReport
+
+
+_GOLDEN = 0.6180339887498949    # hue step of the colours beyond the qualitative maps: never repeats
+
+
+def distinct_colours(n: int) -> list[tuple[float, float, float]]:
+    """``n`` pairwise different RGB colours (different as 8-bit hex too): matplotlib's qualitative
+    maps tab20, tab20b and tab20c in turn (60 colours), then hues stepped by the golden ratio at
+    three brightness levels, skipping any that would repeat one already given.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import hsv_to_rgb, to_hex
+    colours: list[tuple[float, float, float]] = []
+    seen: set[str] = set()
+
+    def add(colour) -> None:
+        key = to_hex(colour)
+        if key not in seen and len(colours) < n:
+            seen.add(key)
+            colours.append(tuple(float(c) for c in colour[:3]))
+
+    for name in ("tab20", "tab20b", "tab20c"):
+        for colour in colormaps[name].colors:
+            add(colour)
+    k = 0
+    while len(colours) < n:
+        add(hsv_to_rgb(((k * _GOLDEN) % 1.0, 0.65, (0.95, 0.75, 0.55)[k % 3])))
+        k += 1
+    return colours
+
+
+def script_colours(scripts: Sequence[str]) -> dict[str, tuple[float, float, float]]:
+    """{script: colour} for the scripts of a report's rows (one entry per row, repeats allowed),
+    the most frequent script first (tab20's first colours, as before), each its own colour."""
+    order = [s for s, _ in Counter(scripts).most_common()]
+    return dict(zip(order, distinct_colours(len(order))))
 
 
 def write_tsr_plots(report: "TsrReport", folder: Path) -> list[Path]:
@@ -27,13 +67,13 @@ def write_tsr_plots(report: "TsrReport", folder: Path) -> list[Path]:
         ImportError: matplotlib is not installed.
     """
     plt = _pyplot()
-    colours = plt.get_cmap("tab20").colors
+    # one colour per script for the whole report, so that a script looks the same in every plot
+    colour = script_colours([r["script"] for r in report.rows])
     written: list[Path] = []
     for v in report.vocabularies:
         rows = report.of(v["name"])
         by_script = Counter(r["script"] for r in rows)
         order = {s: i for i, (s, _) in enumerate(by_script.most_common())}
-        colour = {s: colours[i % len(colours)] for s, i in order.items()}
         for key, label, scale in (("tsr", "token-saving ratio of optimal segmentation (%)", 100.0),
                                   ("tax", "tax: tokens / tokens of the English originals", 1.0)):
             shown = [r for r in rows if r[key] is not None]

@@ -14,8 +14,10 @@ the format cannot hold is left out and counted in the returned :class:`TableSumm
 containing a tab, CR, LF or NUL (the separators and the reader's line ends; at byte level these
 are whitespace words such as ``"\\n"`` or ``" \\n\\n"``), the lone ``"▁"`` of Metaspace (a run
 of spaces; reading prepends one to every entry), or one that the reader would split differently.
-The parquet table (columns ``word``: string, ``count``: int64) holds every word exactly;
-``train --counts`` does not read it yet, ``ray.data.read_parquet`` and pyarrow do.
+The parquet table (columns ``word``: string, ``count``: int64) holds every word exactly, as
+counted (a Metaspace word with its leading "▁"); ``train --counts --no-prefix-space`` reads it
+back word for word (:func:`hf_greedtok.word_counts.iter_count_tables`), as do
+``ray.data.read_parquet`` and pyarrow.
 
 Rows are sorted by descending count, then by word (code point order), so identical counts give
 byte-identical files. Both writers write a temporary file beside the target and rename it into

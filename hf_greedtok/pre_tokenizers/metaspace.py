@@ -70,6 +70,14 @@ class Metaspace:
         return [piece for w in words for piece in split(w, self.units, self.replacement)]
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
+        """Words of one count-table entry: the entry read as text. An entry that already opens
+        with the replacement is a word as this pre-tokenizer shows it (the words of a parquet
+        table ``hf-greedtok count`` wrote): that "▁" is the space every word gets, so no
+        second one is put before it (which would add a lone "▁" word)."""
+        if word.startswith(self.replacement):
+            word = word[1:]
+            if not word:
+                return [self.replacement]       # the word of a run of spaces
         return self.pre_tokenize(word)
 
     def word_units(self, word: str) -> Union[str, tuple[str, ...]]:

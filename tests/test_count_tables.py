@@ -1,0 +1,150 @@
+"""Count tables read by ``--counts`` (issue 29 items 4 and 5): TSV and parquet alike.
+
+A parquet table that ``hf-greedtok count`` wrote holds every counted word; ``train --counts
+--no-prefix-space`` on it trains what ``train`` on the text trains. The TSV table leaves out the
+words it cannot hold (line ends, tabs), so the two agree where no such word is left out. Within
+one table a word is listed once; several tables add up.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from corpora import corpus
+
+from hf_greedtok import ByteLevel
+from hf_greedtok import word_counts as wc_module
+from hf_greedtok.cli import main
+from hf_greedtok.errors import CorpusError
+from hf_greedtok.word_counts import iter_count_tables, read_count_tables
+
+pa = pytest.importorskip("pyarrow", reason="parquet count tables need the ray extra (pyarrow)")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def _model(folder) -> tuple[dict, dict]:
+    saved = json.loads((folder / "greedtok.json").read_text(encoding="utf-8"))
+    return saved["model"], saved["training"]
+
+
+def _count(text, out, *options, capsys) -> str:
+    assert main(["count", str(text), "-o", str(out), "--quiet", "--num-proc", "1", *options]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, units", [("en_brown.txt", []), ("hi_devdas.txt", ["--units", "marks"])])
+def test_a_parquet_table_count_wrote_trains_what_the_text_trains(name, units, tmp_path, capsys):
+    text = corpus(name)
+    table = tmp_path / "counts.parquet"
+    normalizer = ["--normalizer", "NFC"] if units else []      # train's default for marks
+    _count(text, table, *units, *normalizer, capsys=capsys)
+    from_table, from_text = tmp_path / "from-table", tmp_path / "from-text"
+    assert main(["train", str(table), "--counts", "--no-prefix-space", *units, "-k", "800", "-o", str(from_table),
+                 "--quiet"]) == 0
+    assert main(["train", str(text), *units, "-k", "800", "-o", str(from_text), "--quiet"]) == 0
+    (model_a, info_a), (model_b, info_b) = _model(from_table), _model(from_text)
+    assert model_a == model_b                            # ranked tokens, gains, ids, alphabet
+    for key in ("words", "distinct_words", "objective_tokens"):
+        assert info_a[key] == info_b[key], key
+
+
+def test_tsv_and_parquet_tables_of_the_same_counts_train_the_same_tokenizer(tmp_path, capsys):
+    """With the whitespace split the TSV leaves out only the word "\\n" (one byte, no candidate
+    in it): both tables give the same tokens. (With GPT-4's split it also leaves out words such
+    as ".\\n", which the parquet table keeps: see the test above.)"""
+    text = corpus("en_brown.txt")
+    tables = {fmt: tmp_path / f"counts.{fmt}" for fmt in ("parquet", "tsv")}
+    for fmt, table in tables.items():
+        said = _count(text, table, "--pattern", "whitespace", capsys=capsys)
+        if fmt == "tsv":
+            assert re.search(r"; 1 words \([0-9,]+ occurrences\) left out", said), said
+    models = {}
+    for fmt, table in tables.items():
+        out = tmp_path / f"tok-{fmt}"
+        assert main(["train", str(table), "--counts", "--no-prefix-space", "--pattern", "whitespace", "-k", "800",
+                     "-o", str(out), "--quiet"]) == 0
+        models[fmt] = _model(out)[0]
+    assert models["parquet"] == models["tsv"]
+
+
+def test_evaluate_reads_a_parquet_table_as_its_tsv(tmp_path, capsys):
+    source = corpus("en_wiki2012_wordcounts.tsv")
+    lines = source.read_text(encoding="utf-8").splitlines()[:3000]
+    tsv = tmp_path / "wiki.tsv"
+    tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = [line.split("\t") for line in lines]
+    parquet = tmp_path / "wiki.parquet"
+    pq.write_table(pa.table({"word": [w for w, _ in rows], "count": pa.array([int(c) for _, c in rows],
+                                                                              pa.int32())}), parquet)
+    folder = tmp_path / "tok"
+    assert main(["train", str(tsv), "--counts", "-k", "300", "-o", str(folder), "--quiet"]) == 0
+    capsys.readouterr()
+    results = []
+    for table in (tsv, parquet):
+        assert main(["evaluate", str(folder), str(table), "--counts", "--json", "--quiet"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        result.pop("inputs")
+        results.append(result)
+    assert results[0] == results[1]
+
+
+def test_a_parquet_table_under_another_name_is_read_as_parquet(tmp_path):
+    table = tmp_path / "counts.bin"
+    pq.write_table(pa.table({"word": pa.array(["the", "cat"]).dictionary_encode(),
+                             "count": pa.array([3, 2], pa.uint16()), "extra": ["x", "y"]}), table)
+    assert list(iter_count_tables([table])) == [(table, 1, "the", 3), (table, 2, "cat", 2)]
+    assert read_count_tables([table], ByteLevel()) == {" the": 3, " cat": 2}
+
+
+def test_parquet_rows_are_numbered_across_read_batches(tmp_path, monkeypatch):
+    monkeypatch.setattr(wc_module, "_PARQUET_BATCH_ROWS", 2)
+    table = tmp_path / "counts.parquet"
+    pq.write_table(pa.table({"word": ["a", "b", "c", "d", "b"], "count": [1, 2, 3, 4, 5]}), table)
+    with pytest.raises(CorpusError, match=r"counts.parquet, row 5: word 'b' listed again \(first on row 2\)"):
+        list(iter_count_tables([table]))
+    pq.write_table(pa.table({"word": ["a", "b", "c", "d", "e"], "count": [1, 2, 3, 0, 5]}), table)
+    with pytest.raises(CorpusError, match=r"counts.parquet, row 4: count 0 must be >= 1"):
+        list(iter_count_tables([table]))
+
+
+def test_a_word_listed_twice_in_one_table_is_an_error_and_tables_add_up(tmp_path):
+    """Issue 29 item 4: within one file a repeated word was summed silently."""
+    one = tmp_path / "one.tsv"
+    one.write_text("the\t10\ncat\t5\n\nthe\t2\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"one.tsv, line 4: word 'the' listed again \(first on line 1\)"):
+        read_count_tables([one], ByteLevel())
+    one.write_text("the\t10\ncat\t5\n", encoding="utf-8")
+    two = tmp_path / "two.parquet"
+    pq.write_table(pa.table({"word": ["the", "dog"], "count": [2, 7]}), two)
+    assert read_count_tables([one, two], ByteLevel()) == {" the": 12, " cat": 5, " dog": 7}
+    # Different entries that pre-tokenize to the same word are not duplicates: their counts add.
+    one.write_text("the\t10\n the\t5\n", encoding="utf-8")
+    assert read_count_tables([one], ByteLevel(), prefix_space=False) == {"the": 10, " the": 5}
+    one.write_text("a b\t3\nb\t4\n", encoding="utf-8")
+    assert read_count_tables([one], ByteLevel()) == {" a": 3, " b": 7}
+
+
+def test_compare_and_hierarchical_read_parquet_tables(tmp_path, capsys):
+    """They read --counts through the same reader: a table count wrote gives the report of the text."""
+    from corpora import EXAMPLE_TEXT
+    table = tmp_path / "devil.parquet"
+    _count(EXAMPLE_TEXT, table, capsys=capsys)
+    reports = {}
+    for name, inputs in (("table", [str(table), "--counts", "--no-prefix-space"]), ("text", [str(EXAMPLE_TEXT)])):
+        out = tmp_path / f"cmp-{name}"
+        assert main(["compare", *inputs, "-k", "100", "--no-plots", "-o", str(out), "--quiet"]) == 0
+        reports[name] = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in reports["table"]["corpus"].items() if k != "source"} == \
+        {k: v for k, v in reports["text"]["corpus"].items() if k != "source"}
+    for key in ("summary", "table3", "grid", "curves"):
+        assert reports["table"][key] == reports["text"][key], key
+    halves = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    rows = pq.read_table(table).to_pylist()
+    for half, part in zip(halves, (rows[::2], rows[1::2])):
+        pq.write_table(pa.table({"word": [r["word"] for r in part], "count": [r["count"] for r in part]}), half)
+    capsys.readouterr()
+    out = tmp_path / "hier"
+    assert main(["hierarchical", *map(str, halves), "--counts", "--no-prefix-space", "-k", "50", "-o", str(out),
+                 "--quiet"]) == 0
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["candidates_hierarchical"] > 0
