@@ -7,7 +7,7 @@ engines cut files into chunks themselves). Each configuration runs in a fresh pr
 * counting: ``count_words_in_files`` with 1 process and a pool of 2 (``local 1``, ``local pool
   2``), and ``count_words_distributed`` on a local Ray cluster of 1 and 2 CPUs;
 * tokenizing (a cover tokenizer, k = ``--k``, trained on en_brown): ``tokenize_dataset`` with
-  the local engine on 1 and 2 native threads, and on Ray with 1 and 2 encoder actors.
+  the local engine on 1 and 2 native threads, and on Ray with 1 and 2 CPUs (one task per file).
 
 Reported per configuration: MB/s of text (wall time of the call; Ray: the first job on a
 started cluster, "cold", and the same job again, "warm"; ``ray.init`` timed apart), peak RSS per
@@ -144,11 +144,13 @@ def shuffle_volume(files: list[str]) -> dict:
     """What the merge moves: the partial word tables the counting tasks return (Arrow)."""
     import ray
     from hf_greedtok import ByteLevel
-    from hf_greedtok.distributed.counting import _partial_tables
+    from hf_greedtok.distributed.counting import _file_tasks
     from hf_greedtok.distributed.sources import resolve_inputs
     from hf_greedtok.special_tokens import counting_pipeline
     pre, norm = counting_pipeline(ByteLevel(), None, ())
-    tables = ray.get(list(_partial_tables(None, resolve_inputs(files), pre, norm, "text", "strict", 1, {}, {})))
+    # one partition: each task returns (its table, its row count)
+    tables = ray.get([submit()[1][0] for submit in _file_tasks(resolve_inputs(files), pre, norm, "text", "strict",
+                                                               1, {})])
     return {"partial_bytes": sum(t.nbytes for t in tables), "partial_rows": sum(t.num_rows for t in tables)}
 
 

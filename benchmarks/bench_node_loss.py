@@ -30,13 +30,14 @@ from common import CORPORA, REPO, machine
 sys.path.insert(0, str(REPO / "tests"))
 
 
-def make_inputs(folder: Path, en_lines: int, hi_lines: int) -> dict[str, list[str]]:
+def make_inputs(folder: Path, en_lines: int, hi_lines: int, repeat: int) -> dict[str, list[str]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
     lines = []
     for name, count in (("en_brown.txt", en_lines), ("hi_devdas.txt", hi_lines)):
         with open(CORPORA / name, encoding="utf-8", newline="") as f:
             lines += [line for _, line in zip(range(count), f)]
+    lines *= repeat
     files: dict[str, list[str]] = {"txt": [], "jsonl": [], "parquet": []}
     for k in range(8):
         path = folder / f"text-{k}.txt"
@@ -78,10 +79,11 @@ def compare(command: str, local: Path, there: Path) -> tuple[int, int, int]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=24, help="node-loss runs (default %(default)s)")
-    p.add_argument("--max-delay", type=float, default=1.0, help="seconds added at random before the removal")
+    p.add_argument("--max-delay", type=float, default=0.5, help="seconds added at random before the removal")
     p.add_argument("--seed", type=int, default=29)
     p.add_argument("--en-lines", type=int, default=40000)
     p.add_argument("--hi-lines", type=int, default=8000)
+    p.add_argument("--repeat", type=int, default=4, help="the lines this many times over (longer jobs)")
     args = p.parse_args()
     import ray
     from ray_nodes import Nodes
@@ -91,7 +93,7 @@ def main() -> None:
     print(f"machine: {machine()}; load before: {os.getloadavg()}", flush=True)
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="node-loss-"))
-    files = make_inputs(work, args.en_lines, args.hi_lines)
+    files = make_inputs(work, args.en_lines, args.hi_lines, args.repeat)
     assert cli(["train", *files["txt"][:2], "-k", "500", "-o", str(work / "tok"), "--quiet"]) == 0
     markers = {"count": {"txt": "_count_text_file", "jsonl": "_count_document_file",
                          "parquet": "_count_document_file"},
@@ -114,14 +116,12 @@ def main() -> None:
                 local, there = case / "local", case / "ray"
             assert cli([*argv, "-o", str(local), "--engine", "local"]) == 0
             lost_before = len(nodes.lost)
-            watcher = nodes.lose(markers[command][kind], delay=delay)
-            started = time.monotonic()
-            rc = cli([*argv, "-o", str(there), "--engine", "ray"])
-            ended = time.monotonic()
+            with nodes.losing(markers[command][kind], delay=delay):
+                started = time.monotonic()
+                rc = cli([*argv, "-o", str(there), "--engine", "ray"])
+                ended = time.monotonic()
             seconds = ended - started
-            watcher.join(timeout=0.1)
-            removed = len(nodes.lost) > lost_before and nodes.lost[-1][1] < ended   # while the job ran
-            nodes.replace()
+            removed = len(nodes.lost) > lost_before       # the watch ends with the job: while it ran
             items, lost, wrong = compare(command, local, there) if rc == 0 else (0, -1, -1)
             totals.update(runs=1, removed=removed, failed=rc != 0, lost=max(lost, 0), wrong=max(wrong, 0))
             print(f"run {run:2d}: {command:8s} {kind:7s} node removed {'yes' if removed else 'NO '} "

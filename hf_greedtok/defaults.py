@@ -23,8 +23,8 @@ CACHE_WORDS = 1 << 14       # most frequent training words saved to warm a loade
 ENCODING_ERRORS = ("strict", "replace", "ignore")   # policies for invalid UTF-8 in corpora
 SANDHI_POLICIES = ("skip", "error")                 # lookup entries whose segments do not spell the word
 
-#: Ray engines: reruns of a task whose worker process died, and resends of a batch whose actor
-#: died (Ray Core's own default for tasks). Ray Data's default is to retry forever, which turns
-#: a worker that dies on every attempt (a crash or out-of-memory kill on some input) into a run
-#: that never ends; bounded, the run fails with :class:`~hf_greedtok.errors.WorkerLostError`.
+#: Ray engines: reruns of a task whose worker process or node died (Ray Core's own default for
+#: tasks). Retrying forever (Ray Data's default) turns a worker that dies on every attempt (a
+#: crash or out-of-memory kill on some input) into a run that never ends; bounded, the run fails
+#: with :class:`~hf_greedtok.errors.WorkerLostError`.
 DEFAULT_MAX_RETRIES = 3

@@ -19,7 +19,7 @@ RAY_READS_URIS = "the Ray engine (--engine ray) reads URIs through pyarrow's fil
 
 
 def is_uri(path: Union[str, os.PathLike]) -> bool:
-    """Whether ``path`` is a URI (``scheme://...``), the rule of :func:`hf_greedtok.distributed.sources.is_uri`."""
+    """Whether ``path`` is a URI (``scheme://...``: ``s3://``, ``gs://``...) that only a remote filesystem can read."""
     return isinstance(path, str) and "://" in path
 
 

@@ -42,7 +42,7 @@ settings.register_profile("fuzz-nightly", max_examples=10_000, derandomize=False
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A local Ray cluster for one test module (``ray.init(num_cpus=2)``, about 5 s to start);
+    """A local Ray cluster for one test module (``ray.init(address="local", num_cpus=2)``, about 5 s to start);
     skips without the ``ray`` extra."""
     ray = pytest.importorskip("ray", reason="distributed tests need the ray extra: pip install 'hf-greedtok[ray]'")
     # Ray puts the driver's working directory first on its workers' sys.path: started from the
@@ -51,7 +51,8 @@ def cluster(tmp_path_factory):
     here = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("ray_driver"))
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        # address="local": a cluster of its own, never one RAY_ADDRESS or another run's file names
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     finally:
         os.chdir(here)
     try:

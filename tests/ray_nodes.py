@@ -3,15 +3,17 @@
 tests/test_distributed_nodes.py and benchmarks/bench_node_loss.py."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from typing import Iterator
 
 import psutil
 
 
 class Nodes:
-    """A head without CPUs and two worker nodes of one CPU each; ``lose(marker)`` removes a
-    worker node once a task whose Ray title contains ``marker`` runs on it, and adds a new one."""
+    """A head without CPUs and two worker nodes of one CPU each; within ``losing(marker)``, a
+    worker node is removed once a task whose Ray title contains ``marker`` runs on it."""
 
     def __init__(self) -> None:
         from ray.cluster_utils import Cluster
@@ -38,15 +40,20 @@ class Nodes:
                 continue
         return False
 
-    def lose(self, marker: str, delay: float = 0.0) -> threading.Thread:
-        """Start watching: the first worker node seen running ``marker`` is removed, ``delay``
-        seconds later; ``lost`` then gets (marker, time.monotonic() of the removal)."""
+    @contextlib.contextmanager
+    def losing(self, marker: str, delay: float = 0.0) -> Iterator[None]:
+        """Within the block, the first worker node seen running ``marker`` is removed, ``delay``
+        seconds later unless the block has ended; ``lost`` then gets (marker, time.monotonic() of
+        the removal). On leaving, the watch stops (a node is never removed after the block) and
+        the cluster is given back its two worker nodes."""
+        stop = threading.Event()
+
         def watch() -> None:
-            end = time.monotonic() + 120
-            while time.monotonic() < end:
+            while not stop.is_set():
                 for node in list(self.workers):
                     if self.running(node, marker):
-                        time.sleep(delay)
+                        if stop.wait(delay):
+                            return
                         self.cluster.remove_node(node, allow_graceful=False)
                         self.workers.remove(node)
                         self.lost.append((marker, time.monotonic()))
@@ -54,7 +61,12 @@ class Nodes:
                 time.sleep(0.005)
         thread = threading.Thread(target=watch, daemon=True)
         thread.start()
-        return thread
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            self.replace()
 
     def replace(self) -> None:
         """Back to two worker nodes."""

@@ -87,12 +87,8 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
         local, there = tmp_path / "local", tmp_path / "ray"
     assert main([*argv, "-o", str(local), "--engine", "local"]) == 0
     lost = len(nodes.lost)
-    watcher = nodes.lose(TASKS[command][kind])
-    try:
+    with nodes.losing(TASKS[command][kind]):
         assert main([*argv, "-o", str(there), "--engine", "ray"]) == 0   # the module's multi-node cluster
-    finally:
-        watcher.join(timeout=0.1)
-        nodes.replace()
     assert len(nodes.lost) == lost + 1, "no task of ours was caught running on a worker node"
     if command == "count":
         assert there.read_bytes() == local.read_bytes()
@@ -106,12 +102,8 @@ def test_hierarchical_survives_a_lost_node(nodes, inputs, tmp_path):
     argv = ["hierarchical", *files["txt"][:3], "-k", "600", "--quiet"]
     assert main([*argv, "-o", str(tmp_path / "local")]) == 0
     lost = len(nodes.lost)
-    watcher = nodes.lose("_local_task")
-    try:
+    with nodes.losing("_local_task"):
         assert main([*argv, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
-    finally:
-        watcher.join(timeout=0.1)
-        nodes.replace()
     assert len(nodes.lost) == lost + 1, "no domain's run was caught on a worker node"
     local, there = tmp_path / "local" / "tokenizer", tmp_path / "ray" / "tokenizer"
     for name in sorted(p.name for p in local.iterdir()):

@@ -25,7 +25,8 @@
         text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
     hf-greedtok tokenize DIR INPUT... --output OUT [--engine local|ray] [--ray-address ADDR]
         (a folder of parquet files: input_ids [, attention_mask], one row per document in input
-        order; --engine ray encodes on a Ray actor pool, each actor loading DIR once)
+        order; --engine ray encodes one Ray task per file, row-group run or block, each worker
+        loading DIR once)
     (train --engine ray counts the words on Ray, then trains here on the merged counts)
 
 Output folders (:mod:`hf_greedtok.output_folders`): never the working directory, an ancestor of it or
@@ -306,13 +307,14 @@ def _parser() -> argparse.ArgumentParser:
 def _add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_help: Optional[str] = None) -> None:
     """--engine and --ray-address of the commands that can run on Ray."""
     p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help=engine_help or f"where to {verb}: local (this machine, default) or ray (Ray Data on a cluster)")
+                   help=engine_help or f"where to {verb}: local (this machine, default) or ray (Ray tasks on a cluster)")
     p.add_argument("--ray-address", default=None,
-                   help=f"with --engine ray: 'auto' or HOST:PORT joins a running cluster for the {work}; "
-                        "default: start a local one (--num-proc CPUs)")
+                   help=f"with --engine ray: 'auto', HOST:PORT or ray://HOST:PORT joins a running cluster for "
+                        f"the {work} (refused at once if nothing answers there); default: start a new local one "
+                        "(--num-proc CPUs), whatever RAY_ADDRESS says")
     p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
-                   help="with --engine ray: reruns of a task whose worker process died (killed, out of memory, "
-                        "crashed) before the run fails with exit status 1 (default %(default)s)")
+                   help="with --engine ray: reruns of a task whose worker process or node died (killed, out of "
+                        "memory, crashed, lost) before the run fails with exit status 1 (default %(default)s)")
 
 
 def _add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:

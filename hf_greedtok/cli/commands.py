@@ -573,7 +573,7 @@ def count(args: argparse.Namespace) -> int:
 def tokenize(args: argparse.Namespace) -> int:
     """``hf-greedtok tokenize``: encode the inputs' documents with the folder DIR into the parquet
     folder ``--output`` (:func:`hf_greedtok.distributed.tokenize_dataset`, ``--engine local``:
-    this process's native encoder threads; ``ray``: an actor pool); returns 0. Inputs, the
+    this process's native encoder threads; ``ray``: Ray Core tasks); returns 0. Inputs, the
     folder and the output are checked before any work (CorpusError, GreedTokFileError,
     OutputError, FileExistsError: exit 2)."""
     from ..distributed.tokenizing import tokenize_dataset

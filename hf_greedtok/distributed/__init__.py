@@ -7,17 +7,19 @@ loads Ray. Names: :func:`count_words_distributed` (:mod:`.counting`), :func:`tok
 (:mod:`.tokenizing`, workers encoding with :class:`~.encoding.FolderEncoder`),
 :func:`train_hierarchical_distributed` (:mod:`.hierarchical`, the paper's Section 5.4 with one Ray
 task per domain),
-:func:`resolve_inputs` (:mod:`.sources`), :func:`ensure_ray` (:mod:`.session`); count tables are
+:func:`resolve_inputs` (:mod:`.sources`), :func:`ensure_ray`, :func:`ray_session` and
+:func:`shutdown_ray` (:mod:`.session`); count tables are
 written by :func:`hf_greedtok.formats.count_table.write_count_table`.
 """
 from __future__ import annotations
 
-from ..errors import WorkerLostError
+from ..errors import RayConnectionError, WorkerLostError
 from .counting import count_words_distributed
 from .hierarchical import RayRunner, train_hierarchical_distributed
-from .session import ensure_ray
+from .session import ensure_ray, ray_session, shutdown_ray
 from .sources import resolve_inputs
 from .tokenizing import TokenizedDataset, tokenize_dataset
 
-__all__ = ["RayRunner", "TokenizedDataset", "count_words_distributed", "ensure_ray", "resolve_inputs",
-           "WorkerLostError", "tokenize_dataset", "train_hierarchical_distributed"]
+__all__ = ["RayConnectionError", "RayRunner", "TokenizedDataset", "WorkerLostError", "count_words_distributed",
+           "ensure_ray", "ray_session", "resolve_inputs", "shutdown_ray", "tokenize_dataset",
+           "train_hierarchical_distributed"]

@@ -1,7 +1,7 @@
 """Batch encoding of documents as a saved tokenizer folder encodes them, into Arrow columns.
 
 :class:`FolderEncoder` is what each worker of :func:`hf_greedtok.distributed.tokenize_dataset`
-holds (one per Ray actor, or one in the local engine): it loads a folder once and turns a batch
+holds (one per Ray worker process, or one in the local engine): it loads a folder once and turns a batch
 of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
 ``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
 

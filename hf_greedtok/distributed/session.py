@@ -33,6 +33,7 @@ import uuid
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ..errors import CorpusError, GreedTokError, RayConnectionError, WorkerLostError
+from ..remote import message_first_line
 
 if TYPE_CHECKING:
     import ray.data
@@ -125,7 +126,7 @@ def _probe(address: str, timeout: float) -> None:
     try:
         canonical = services.canonicalize_bootstrap_address(target)
     except (ValueError, ConnectionError, OSError) as e:
-        problem = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        problem = message_first_line(e)
         if problem.startswith("Invalid address format"):
             problem = "not an address: give 'auto', HOST:PORT or ray://HOST:PORT"
         raise RayConnectionError(address, problem) from None
@@ -268,8 +269,7 @@ def _join(ray, address: str, level: int) -> None:
         try:
             ray.init(address=address, log_to_driver=False, logging_level=level)
         except (ConnectionError, RuntimeError, ValueError) as e:
-            problem = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise RayConnectionError(address, f"could not join the Ray cluster: {problem}") from None
+            raise RayConnectionError(address, f"could not join the Ray cluster: {message_first_line(e)}") from None
 
 
 def shutdown_ray() -> None:
@@ -312,9 +312,9 @@ def lost_worker(error: BaseException, step: str, max_retries: Optional[int]) -> 
     if not isinstance(error, kinds):
         return None
     tries = "every attempt" if max_retries is None else f"{max_retries + 1} attempts (max_retries={max_retries})"
-    reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return WorkerLostError(step, f"a Ray worker process died on {tries} of one task (killed, out of memory or "
-                                 f"crashed; see the Ray workers' logs): {type(error).__name__}: {reason}")
+                                 f"crashed; see the Ray workers' logs): {type(error).__name__}: "
+                                 f"{message_first_line(error)}")
 
 
 def task_error(error: BaseException) -> Optional[GreedTokError]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence, Union
 
 from ..errors import CorpusError
+from ..remote import is_uri, message_first_line
 from ..word_counts import check_input_file
 
 KINDS = ("text", "json", "parquet")
@@ -29,21 +30,23 @@ def input_kind(path: Union[str, os.PathLike]) -> str:
     return "text"
 
 
-def is_uri(path: str) -> bool:
-    """A remote path (``s3://``, ``gs://``...) that only the engine's filesystem can check."""
-    return "://" in path
-
-
 def read_bytes(path: str) -> bytes:
     """A text file's bytes, read whole; a URI (``s3://``...) through pyarrow's filesystems, as
-    Ray Data reads one."""
-    if is_uri(path):
-        from pyarrow import fs
-        filesystem, inner = fs.FileSystem.from_uri(path)
-        with filesystem.open_input_stream(inner) as f:
+    Ray Data reads one.
+
+    Raises:
+        CorpusError: the file cannot be read (named as given, a URI whole; the reason in one line).
+    """
+    try:
+        if is_uri(path):
+            from pyarrow import fs
+            filesystem, inner = fs.FileSystem.from_uri(path)
+            with filesystem.open_input_stream(inner) as f:
+                return f.read()
+        with open(path, "rb") as f:
             return f.read()
-    with open(path, "rb") as f:
-        return f.read()
+    except OSError as e:         # pyarrow's I/O errors are OSErrors too
+        raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
 
 
 def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]]) -> dict[str, list[str]]:
@@ -114,8 +117,7 @@ def _parquet_file(path: str):
             return pq.ParquetFile(filesystem.open_input_file(inner))
         return pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as e:
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CorpusError(path, None, f"not a readable parquet file ({reason})") from None
+        raise CorpusError(path, None, f"not a readable parquet file ({message_first_line(e)})") from None
 
 
 def read_documents(path: str, kind: str, text_column: str, encoding_errors: str = "strict",
