@@ -16,7 +16,6 @@ Prints one line per run and the totals; the machine load before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -31,27 +30,12 @@ sys.path.insert(0, str(REPO / "tests"))
 
 
 def make_inputs(folder: Path, en_lines: int, hi_lines: int, repeat: int) -> dict[str, list[str]]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from ray_nodes import write_inputs
     lines = []
     for name, count in (("en_brown.txt", en_lines), ("hi_devdas.txt", hi_lines)):
         with open(CORPORA / name, encoding="utf-8", newline="") as f:
             lines += [line for _, line in zip(range(count), f)]
-    lines *= repeat
-    files: dict[str, list[str]] = {"txt": [], "jsonl": [], "parquet": []}
-    for k in range(8):
-        path = folder / f"text-{k}.txt"
-        path.write_text("".join(lines[k::8]), encoding="utf-8", newline="")
-        files["txt"].append(str(path))
-    for k in range(4):
-        docs = lines[k::4]
-        path = folder / f"docs-{k}.jsonl"
-        path.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
-        files["jsonl"].append(str(path))
-        path = folder / f"docs-{k}.parquet"
-        pq.write_table(pa.table({"text": docs}), path, row_group_size=2000)
-        files["parquet"].append(str(path))
-    return files
+    return write_inputs(folder, lines * repeat)
 
 
 def read_counts(path: Path) -> dict:

@@ -1,14 +1,54 @@
 """A Ray cluster of several nodes on this machine whose worker nodes can be lost mid-job
-(``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one). Shared by
-tests/test_distributed_nodes.py and benchmarks/bench_node_loss.py."""
+(``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), and the inputs
+such runs read. Shared by tests/test_distributed_nodes.py, tests/test_distributed_signals.py and
+benchmarks/bench_node_loss.py."""
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
-from typing import Iterator
+from pathlib import Path
+from typing import Iterator, Sequence
 
 import psutil
+
+
+def runs(pid: int, marker: str) -> bool:
+    """Whether a descendant of process ``pid`` has ``marker`` in its command line (Ray titles a
+    busy worker ``ray::<task name>``)."""
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return False
+    for p in children:
+        try:
+            if marker in " ".join(p.cmdline()):
+                return True
+        except psutil.Error:
+            continue
+    return False
+
+
+def write_inputs(folder: Path, lines: Sequence[str]) -> dict[str, list[str]]:
+    """``lines`` dealt into 8 text files, and as documents into 4 JSON Lines and 4 parquet files
+    (row groups of 2,000 rows): {"txt"|"jsonl"|"parquet": [paths]}."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    files: dict[str, list[str]] = {"txt": [], "jsonl": [], "parquet": []}
+    for k in range(8):
+        path = folder / f"text-{k}.txt"
+        path.write_text("".join(lines[k::8]), encoding="utf-8", newline="")
+        files["txt"].append(str(path))
+    for k in range(4):
+        docs = lines[k::4]
+        path = folder / f"docs-{k}.jsonl"
+        path.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+        files["jsonl"].append(str(path))
+        path = folder / f"docs-{k}.parquet"
+        pq.write_table(pa.table({"text": list(docs)}), path, row_group_size=2000)
+        files["parquet"].append(str(path))
+    return files
 
 
 class Nodes:
@@ -27,18 +67,7 @@ class Nodes:
 
     @staticmethod
     def running(node, marker: str) -> bool:
-        raylet = node.all_processes["raylet"][0].process
-        try:
-            children = psutil.Process(raylet.pid).children(recursive=True)
-        except psutil.Error:
-            return False
-        for p in children:
-            try:
-                if marker in " ".join(p.cmdline()):
-                    return True
-            except psutil.Error:
-                continue
-        return False
+        return runs(node.all_processes["raylet"][0].process.pid, marker)
 
     @contextlib.contextmanager
     def losing(self, marker: str, delay: float = 0.0) -> Iterator[None]:

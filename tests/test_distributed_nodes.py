@@ -11,16 +11,14 @@ are computed again when a sum task needs them.
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 from corpora import corpus
 
 ray = pytest.importorskip("ray", reason="multi-node runs need the ray extra: pip install 'hf-greedtok[ray]'")
-pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
+pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
 pytest.importorskip("psutil", reason="psutil (installed with ray) lists the node's workers")
 import pyarrow.parquet as pq  # noqa: E402
-from ray_nodes import Nodes  # noqa: E402
+from ray_nodes import Nodes, write_inputs  # noqa: E402
 
 from hf_greedtok.cli import main  # noqa: E402
 from hf_greedtok.distributed import sources  # noqa: E402
@@ -48,19 +46,7 @@ def inputs(tmp_path_factory):
     for name, count in (("en_brown.txt", 40000), ("hi_devdas.txt", 8000)):
         with open(corpus(name), encoding="utf-8", newline="") as f:
             lines += [line for _, line in zip(range(count), f)]
-    files = {"txt": [], "jsonl": [], "parquet": []}
-    for k in range(8):
-        path = folder / f"text-{k}.txt"
-        path.write_text("".join(lines[k::8]), encoding="utf-8", newline="")
-        files["txt"].append(str(path))
-    for k in range(4):
-        docs = lines[k::4]
-        path = folder / f"docs-{k}.jsonl"
-        path.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
-        files["jsonl"].append(str(path))
-        path = folder / f"docs-{k}.parquet"
-        pq.write_table(pa.table({"text": docs}), path, row_group_size=2000)
-        files["parquet"].append(str(path))
+    files = write_inputs(folder, lines)
     assert main(["train", *files["txt"][:2], "-k", "500", "-o", str(folder / "tok"), "--quiet"]) == 0
     return folder, files
 

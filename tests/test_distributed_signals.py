@@ -26,6 +26,8 @@ from corpora import EXAMPLE_TEXT, corpus
 pytest.importorskip("ray", reason="Ray runs need the ray extra: pip install 'hf-greedtok[ray]'")
 psutil = pytest.importorskip("psutil", reason="psutil (installed with ray) lists processes")
 
+from ray_nodes import runs  # noqa: E402
+
 from hf_greedtok.cli import main  # noqa: E402
 
 MARK = "HF_GREEDTOK_TEST_RUN"
@@ -82,17 +84,7 @@ class Run:
 
     def children(self, name: str) -> bool:
         """Whether a descendant's command line contains ``name``."""
-        try:
-            kids = psutil.Process(self.proc.pid).children(recursive=True)
-        except psutil.Error:
-            return False
-        for p in kids:
-            try:
-                if name in " ".join(p.cmdline()):
-                    return True
-            except psutil.Error:
-                continue
-        return False
+        return runs(self.proc.pid, name)
 
 
 def assert_no_process_left(run: Run, within: float = 0.0) -> None:
