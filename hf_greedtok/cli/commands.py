@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT
 from ..errors import CorpusError
-from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
 from ..hf.folder import (TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config, load_greedtok_backend,
                          read_folder_json, save_greedtok_folder)
@@ -301,6 +300,7 @@ def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, i
              gold: Optional[MorphLookup]) -> dict:
     """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``), then
     the backend's text metrics (with boundary scores against ``gold``)."""
+    from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
     result: dict = {}
     if greedtok is not None:
         wc = count_corpus(inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
