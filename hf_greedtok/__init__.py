@@ -3,13 +3,14 @@
 The product tier, in data-flow order (``__all__``): a :class:`UnicodeNormalizer`, a
 pre-tokenizer (:class:`ByteLevel`, :class:`Metaspace`), the word counter
 (:func:`count_words`, :func:`count_words_in_files`, :func:`read_count_tables`), the trainers
-(:class:`GreedTokTrainer`, :class:`GreedWMCTrainer`), the ranked vocabulary with its cover and
-optimal encoders (:class:`GreedTokModel`), the pipeline that chains them (:class:`Tokenizer`),
+(:class:`GreedTokTrainer`, :class:`GreedWMCTrainer`; their room, :mod:`.trainers`, also holds CBPE
+and hierarchical GreedTok), the ranked vocabulary with its cover and optimal encoders
+(:class:`GreedTokModel`), the pipeline that chains them (:class:`Tokenizer`),
 the transformers tokenizer (:class:`GreedTokTokenizerFast`) with
 :func:`export_optimal_tokenizer_json`, and the errors (:class:`GreedTokError` and its
 subclasses). Each component kind has its own module, as in HF ``tokenizers``; the rooms beside
 them: :mod:`.hf` (the transformers integration), :mod:`.indic` (script-aware units, the
-morphology lookup, CBPE), :mod:`.formats` (greedtok.json, manifests, tiktoken and HF BPE
+morphology lookup), :mod:`.formats` (greedtok.json, manifests, tiktoken and HF BPE
 files), :mod:`.experiments` (evaluation, the papers' comparisons) and :mod:`.cli`.
 
 Importing this package is cheap: every name is imported on first use (PEP 562), so
@@ -40,13 +41,13 @@ if TYPE_CHECKING:      # the names as type checkers see them; at run time __geta
     from .hf.auto import GreedTokConfig, register_auto_classes  # noqa: F401
     from .hf.pipeline import export_optimal_tokenizer_json
     from .hf.tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast  # noqa: F401
-    from .indic.cbpe import CBPETrainer  # noqa: F401
     from .indic.lookup import MorphLookup  # noqa: F401
     from .indic.units import UnitSplitter  # noqa: F401
     from .models import GreedTokModel
     from .normalizers import UnicodeNormalizer
     from .pre_tokenizers import ByteLevel, Metaspace
     from .trainers import GreedTokTrainer, GreedWMCTrainer
+    from .trainers.cbpe import CBPETrainer  # noqa: F401
     from .word_counts import count_words, count_words_in_files, read_count_tables
 
 __version__ = "0.1.0"
@@ -73,7 +74,7 @@ __all__ = [
 _EXPORTS.update({
     "MorphLookupTokenizerFast": "hf.tokenization_greedtok",
     "GreedTokConfig": "hf.auto", "register_auto_classes": "hf.auto",
-    "CBPETrainer": "indic.cbpe", "MorphLookup": "indic.lookup", "UnitSplitter": "indic.units",
+    "CBPETrainer": "trainers.cbpe", "MorphLookup": "indic.lookup", "UnitSplitter": "indic.units",
 })
 
 

@@ -17,7 +17,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Metaspace
-from hf_greedtok.bpe_merges import byte_level_bpe_tokens
+from hf_greedtok.trainers.bpe_merges import byte_level_bpe_tokens
 from hf_greedtok.cli import main
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 from hf_greedtok.word_counts import count_words

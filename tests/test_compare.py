@@ -13,7 +13,7 @@ from hf_greedtok import ByteLevel, CBPETrainer, GreedTokTrainer, Metaspace
 from hf_greedtok.cli import main
 from hf_greedtok.experiments.compare import (_bpe_total, _replay, bpe_merge_savings, compare_word_counts, default_targets,
                                  smallest_k, table3)
-from hf_greedtok.experiments.hierarchical import token_substrings, train_hierarchical
+from hf_greedtok.experiments.hierarchical_vs_direct import token_substrings, train_hierarchical
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,7 @@ def ranking(tok):
 
 def test_hierarchical_on_ray_tasks_equals_the_single_machine_run(cluster, domains):
     from hf_greedtok.distributed import train_hierarchical_distributed
-    from hf_greedtok.experiments.hierarchical import train_hierarchical
+    from hf_greedtok.experiments.hierarchical_vs_direct import train_hierarchical
     here = train_hierarchical(domains, 250, show_progress=False)
     there = train_hierarchical_distributed(domains, 250, show_progress=False)
     assert list(there.local) == list(domains)
@@ -77,8 +77,8 @@ def test_a_per_domain_run_whose_worker_is_killed_is_rerun_and_the_result_stays_e
     trained again, with the same ranking; a worker that dies on every attempt ends the run with
     WorkerLostError (issue 29 item 3)."""
     from hf_greedtok.distributed import WorkerLostError
-    from hf_greedtok.distributed.hierarchical import RayRunner
-    from hf_greedtok.experiments.hierarchical import train_hierarchical
+    from hf_greedtok.distributed.training import RayRunner
+    from hf_greedtok.experiments.hierarchical_vs_direct import train_hierarchical
     here = train_hierarchical(domains, 1500, show_progress=False)
     with Killer("_local_task", times=1) as killer:
         there = train_hierarchical(domains, 1500, show_progress=False, local_runner=RayRunner(max_retries=1))

@@ -18,7 +18,7 @@ from hf_greedtok import ByteLevel
 from hf_greedtok.cli import main
 from hf_greedtok.experiments.compare import _bpe_total, compare_word_counts, heldout_grid
 from hf_greedtok.experiments.heldout import IN_SAMPLE, OUT_OF_SAMPLE, REFERENCE, measure, train_peers
-from hf_greedtok.experiments.holdout import read_lines, split_lines, split_mask
+from hf_greedtok.experiments.line_split import read_lines, split_lines, split_mask
 from hf_greedtok.word_counts import count_words
 
 K = 700                   # learned tokens; every peer gets 256 + K ids in total
@@ -51,7 +51,7 @@ def test_split_is_deterministic_disjoint_and_lossless_on_real_lines():
 
 
 def test_split_does_not_depend_on_the_hash_seed(tmp_path):
-    code = ("import hashlib, sys; from hf_greedtok.experiments.holdout import split_mask; "
+    code = ("import hashlib, sys; from hf_greedtok.experiments.line_split import split_mask; "
             "print(hashlib.sha256(bytes(split_mask(100_003, 0.137))).hexdigest())")
     digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               cwd=tmp_path,      # the installed package, not the checkout

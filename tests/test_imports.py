@@ -162,6 +162,23 @@ def test_greedtok_train_encode_evaluate_never_import_transformers(tmp_path):
     assert (out / "tokenization_greedtok.py").is_file()
 
 
+def test_encode_never_imports_the_experiments(greedtok_folder, tmp_path):
+    """``encode`` is a product command: a folder or a vocabulary file (hf_greedtok.vocabularies)
+    encodes without hf_greedtok.experiments."""
+    from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers, trainers
+    bpe = HFTokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.train([str(EXAMPLE_TEXT)], trainers.BpeTrainer(vocab_size=400, show_progress=False,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    bpe.save(str(tmp_path / "tokenizer.json"))
+    code = ("import sys\nfrom hf_greedtok.cli import main\n"
+            "rcs = [main(['encode', p, 'The cynic']) for p in sys.argv[1:]]\n"
+            "print(rcs, sorted(m for m in sys.modules if m.startswith('hf_greedtok.experiments')))")
+    result = run_python(code, tmp_path, str(greedtok_folder), str(tmp_path / "tokenizer.json"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[0, 0] []"
+
+
 def test_bpe_train_prints_no_pytorch_advisory(tmp_path):
     result = run_cli(tmp_path, "train", str(EXAMPLE_TEXT), "--algorithm", "bpe", "-k", "100", "-o",
                      str(tmp_path / "bpe"), "--quiet")

@@ -26,9 +26,11 @@ PACKAGE = Path(hf_greedtok.__file__).parent
 OLD_PATHS = {"hf_greedtok.file_format", "hf_greedtok.hf_folder", "hf_greedtok.hf_pipeline", "hf_greedtok.lookup",
              "hf_greedtok.tokenization_greedtok"}
 # The pipeline that runs without HF libraries: text -> normalizer -> pre-tokenizer -> words ->
-# counter -> trainer -> ranked vocabulary -> encoder -> ids.
+# counter -> trainer -> ranked vocabulary -> encoder -> ids. (CBPE, trainers.cbpe, returns a
+# tokenizers backend: it stands on the HF integration.)
 PIPELINE = ("hf_greedtok.normalizers", "hf_greedtok.pre_tokenizers", "hf_greedtok.special_tokens",
-            "hf_greedtok.word_counts", "hf_greedtok.trainers", "hf_greedtok.models", "hf_greedtok.decoders",
+            "hf_greedtok.word_counts", "hf_greedtok.trainers.greedtok", "hf_greedtok.trainers.bpe_merges",
+            "hf_greedtok.trainers.hierarchical", "hf_greedtok.models", "hf_greedtok.decoders",
             "hf_greedtok.core", "hf_greedtok.formats", "hf_greedtok.indic.units", "hf_greedtok.indic.lookup")
 
 

@@ -17,7 +17,7 @@ from hf_greedtok import GreedTokFileError, Tokenizer
 from hf_greedtok.cli import main
 from hf_greedtok.errors import CorpusError
 from hf_greedtok.experiments.tsr import read_parallel, read_texts, tsr_report
-from hf_greedtok.experiments.vocabularies import load_vocabulary
+from hf_greedtok.vocabularies import load_vocabulary
 from hf_greedtok.pre_tokenizers import GPT4_PATTERN
 
 PARALLEL = CORPORA / "multi_isocodes_parallel.tsv"

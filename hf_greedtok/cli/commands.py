@@ -13,16 +13,15 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT
 from ..errors import CorpusError
-from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
 from ..hf.folder import (TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config, load_greedtok_backend,
                          read_folder_json, save_greedtok_folder)
-from ..indic.cbpe import CBPETrainer
 from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
 from ..pre_tokenizers import ByteLevel, Metaspace
 from ..special_tokens import counting_pipeline
 from ..trainers import GreedTokTrainer, bpe_vocab_size, singleton_alphabet
+from ..trainers.cbpe import CBPETrainer
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
 from ..formats.manifest import COMPARE, HIERARCHICAL, TOKENIZER, TSR
 from ..output_folders import check_target, check_writable, write_folder
@@ -272,7 +271,7 @@ def evaluate(args: argparse.Namespace) -> int:
     CorpusError for unreadable inputs."""
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if _vocabulary_file(args.tokenizer):
-        from ..experiments.vocabularies import load_vocabulary
+        from ..vocabularies import load_vocabulary
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
         greedtok, backend = vocab.native, vocab.backend()
         result["text_metrics_encoder"] = vocab.backend_encoder
@@ -301,6 +300,7 @@ def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, i
              gold: Optional[MorphLookup]) -> dict:
     """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``), then
     the backend's text metrics (with boundary scores against ``gold``)."""
+    from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
     result: dict = {}
     if greedtok is not None:
         wc = count_corpus(inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
@@ -319,7 +319,7 @@ def encode(args: argparse.Namespace) -> int:
     gives the text back (normalized, if the tokenizer normalizes), else 1. A vocabulary file
     (.tiktoken, byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
     if _vocabulary_file(args.tokenizer):
-        from ..experiments.vocabularies import load_vocabulary
+        from ..vocabularies import load_vocabulary
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
         tok = vocab.native
         ids = vocab.own_encode(args.text) if args.mode is None else tok.encode(args.text, mode=args.mode,
@@ -430,9 +430,9 @@ def _check_held_out_args(args: argparse.Namespace) -> None:
 
 def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
     """The training lines and the out-of-sample texts (name, kind, lines): the held-out split of
-    the inputs first (:mod:`hf_greedtok.experiments.holdout`), then each ``--eval`` file."""
+    the inputs first (:mod:`hf_greedtok.experiments.line_split`), then each ``--eval`` file."""
     from ..experiments.heldout import OUT_OF_SAMPLE
-    from ..experiments.holdout import read_lines, split_lines
+    from ..experiments.line_split import read_lines, split_lines
     lines = read_lines(args.inputs, args.encoding_errors)
     texts, held_name = [], None
     if args.holdout_fraction is not None:
@@ -488,7 +488,7 @@ def hierarchical(args: argparse.Namespace) -> int:
     """``hf-greedtok hierarchical``: one GreedTok run per input (``--engine ray``: one Ray task
     each, :class:`hf_greedtok.distributed.RayRunner`), then one on their tokens' substrings;
     report and tokenizer folder to ``--output``; returns 0."""
-    from ..experiments.hierarchical import train_hierarchical
+    from ..experiments.hierarchical_vs_direct import train_hierarchical
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
     _refuse_existing(args)
@@ -499,7 +499,7 @@ def hierarchical(args: argparse.Namespace) -> int:
     domains = {name: _corpus_counts(args, [path], pre) for name, path in zip(names, args.inputs)}
     settings = dict(pre_tokenizer=pre, max_token_length=args.max_token_length, show_progress=not args.quiet)
     if args.engine == "ray":     # the per-domain runs as Ray tasks; counting and the final run here
-        from ..distributed.hierarchical import RayRunner
+        from ..distributed.training import RayRunner
         from ..distributed.session import ray_session
         with ray_session(args.ray_address, args.num_proc, quiet=args.quiet):
             result = train_hierarchical(domains, args.vocab_size, local_runner=RayRunner(max_retries=args.max_retries),
@@ -599,7 +599,7 @@ def tsr(args: argparse.Namespace) -> int:
     report.json and plots to ``--output``; returns 0. Vocabularies and texts are read before
     anything is written (GreedTokFileError, CorpusError, ValueError: exit 2)."""
     from ..experiments.tsr import read_parallel, read_texts, tsr_report
-    from ..experiments.vocabularies import load_vocabulary
+    from ..vocabularies import load_vocabulary
     named = {}
     for item in args.text or ():
         lang, sep, path = item.partition("=")

@@ -1,7 +1,7 @@
 """The Ray session of a distributed job: connecting, running Ray Core tasks, errors, signals.
 
 Shared by counting (:mod:`.counting`), dataset tokenization (:mod:`.tokenizing`) and hierarchical
-training (:mod:`.hierarchical`). Every piece of work is a Ray Core task with ``max_retries``
+training (:mod:`.training`). Every piece of work is a Ray Core task with ``max_retries``
 (a file, a run of parquet row groups, or one block of a Dataset); Ray Data only turns a
 ``ray.data.Dataset`` into blocks. Ray is imported inside the functions only: importing this
 module never loads it.

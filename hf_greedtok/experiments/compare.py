@@ -42,7 +42,7 @@ import numpy as np
 from tokenizers import models
 
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
-from ..indic.cbpe import CBPETrainer
+from ..trainers.cbpe import CBPETrainer
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..trainers import GreedTokTrainer, GreedWMCTrainer

@@ -15,7 +15,7 @@ English original. Plain texts have no originals, so their tax is measured agains
 text when one is given (the same content is then assumed, and stated).
 
 Example:
-    >>> from hf_greedtok.experiments.vocabularies import load_vocabulary
+    >>> from hf_greedtok.vocabularies import load_vocabulary
     >>> report = tsr_report([load_vocabulary("cl100k_base.tiktoken")],       # doctest: +SKIP
     ...                     read_parallel("multi_isocodes_parallel.tsv"))
     >>> print(report.to_markdown())                                          # doctest: +SKIP
@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import CorpusError
 from ..pre_tokenizers import PATTERNS
-from .vocabularies import Vocabulary
+from ..vocabularies import Vocabulary
 
 ENGLISH = "en"
 PARALLEL_COLUMNS = ("lang", "domain", "english", "translation")
@@ -222,7 +222,7 @@ def tsr_report(vocabularies: Sequence[Vocabulary], text: ParallelText, *,
     per-language totals are sums over the strings (numpy, no per-string Python loop).
 
     Args:
-        vocabularies: from :func:`hf_greedtok.experiments.vocabularies.load_vocabulary`.
+        vocabularies: from :func:`hf_greedtok.vocabularies.load_vocabulary`.
         text: from :func:`read_parallel` or :func:`read_texts`.
         min_strings: languages with fewer strings are left out (and listed in ``settings``).
 

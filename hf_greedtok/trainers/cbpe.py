@@ -39,7 +39,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
 from tokenizers import models
 
-from ..bpe_merges import check_pair_counts, train_merges
+from .bpe_merges import check_pair_counts, train_merges
 from ..errors import CorpusError
 from ..hf.pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
 from ..models import byte_fallback_token
@@ -47,8 +47,8 @@ from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from ..word_counts import count_corpus, count_words
-from .lookup import MorphLookup
-from .units import UNIT_KINDS, UnitSplitter
+from ..indic.lookup import MorphLookup
+from ..indic.units import UNIT_KINDS, UnitSplitter
 
 BPE_UNITS = ("bytes",) + UNIT_KINDS
 # Supplementary private-use planes: each training unit is one of these characters.

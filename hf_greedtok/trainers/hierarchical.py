@@ -5,8 +5,9 @@ set T of the final run is every substring of at least 2 singletons of a token in
 S_1 u ... u S_K, instead of every substring of every word; the final run selects k tokens from
 it on the combined counts (:func:`run_hierarchical`). Where the local runs execute is a
 parameter (a :data:`LocalRunner`): in turn here (:func:`run_locally`), or as Ray tasks
-(:class:`hf_greedtok.distributed.RayRunner`). The report comparing it with a direct run is
-:func:`hf_greedtok.experiments.hierarchical.train_hierarchical`.
+(:class:`hf_greedtok.distributed.RayRunner`, in :mod:`hf_greedtok.distributed.training`). The
+report comparing it with a direct run is
+:func:`hf_greedtok.experiments.hierarchical_vs_direct.train_hierarchical`.
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
-from .core import Tokenizer
-from .defaults import DEFAULT_MAX_TOKEN_LENGTH
-from .pre_tokenizers import PreTokenizer, Token
-from .trainers import GreedTokTrainer
+from ..core import Tokenizer
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
+from ..pre_tokenizers import PreTokenizer, Token
+from .greedtok import GreedTokTrainer
 
 
 def token_substrings(tokens: Iterable[Token], min_length: int = 2) -> set[Token]:

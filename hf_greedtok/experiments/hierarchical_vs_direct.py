@@ -1,5 +1,5 @@
 """Hierarchical GreedTok (Lim, Choo & Lauw 2025, Section 5.4), measured: local runs, then one
-restricted run (:func:`hf_greedtok.hierarchical.run_hierarchical`), beside a direct run.
+restricted run (:func:`hf_greedtok.trainers.hierarchical.run_hierarchical`), beside a direct run.
 
 GreedTok runs on each domain (corpus) alone, giving S_1..S_K. The candidate set T of the final
 run is every substring of at least 2 singletons of a token in S_1 u ... u S_K, instead of every
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
-from ..hierarchical import LocalRun, LocalRunner, run_hierarchical, run_locally, token_substrings
+from ..trainers.hierarchical import LocalRun, LocalRunner, run_hierarchical, run_locally, token_substrings
 from ..pre_tokenizers import PreTokenizer
 from .evaluation import total_tokens
 

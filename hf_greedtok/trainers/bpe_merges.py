@@ -1,6 +1,6 @@
 """BPE merges learned from word counts by HF ``tokenizers``' BpeTrainer (the Rust trainer, unchanged).
 
-Two users: CBPE and plain BPE (:mod:`hf_greedtok.indic.cbpe`), whose units become one symbol
+Two users: CBPE and plain BPE (:mod:`hf_greedtok.trainers.cbpe`), whose units become one symbol
 each, and GreedTok's ``bpe_candidates`` option (:class:`hf_greedtok.trainers.GreedTokTrainer`),
 which chooses its tokens among a byte-level BPE vocabulary of the same words
 (:func:`byte_level_bpe_tokens`). ``tokenizers`` is imported only when merges are learned.
@@ -12,11 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
-from ._progress import native_progress
-from .errors import CorpusError
+from .._progress import native_progress
+from ..errors import CorpusError
 
 if TYPE_CHECKING:
-    from .pre_tokenizers import ByteLevel
+    from ..pre_tokenizers import ByteLevel
 
 _REPEAT_CHUNK = 65536      # occurrences of one word per training text (fewer, longer texts feed faster)
 INT32_MAX = 2**31 - 1      # BpeTrainer keeps pair counts as Rust i32 (tokenizers/src/models/bpe/trainer.rs)

@@ -12,7 +12,8 @@ A vocabulary is one of
 
 The optimal encoder is always ours (the optimal-segmentation paper's minimum-token DP over the
 same tokens and the same pre-tokenized words), so ``optimal <= own`` word by word for GreedTok
-and BPE's merges alike.
+and BPE's merges alike. ``hf-greedtok encode``, ``evaluate`` and ``tsr`` read vocabulary files
+through :func:`load_vocabulary`.
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
-from ..core import Tokenizer
-from ..errors import GreedTokFileError
+from .core import Tokenizer
+from .errors import GreedTokFileError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer as HFTokenizer
@@ -78,7 +79,7 @@ class Vocabulary:
         with their split, the same ids as tiktoken's BPE)."""
         if self.kind == "hf-bpe":
             return self._own
-        from ..hf.pipeline import build_backend
+        from .hf.pipeline import build_backend
         return build_backend(self.native, "cover")
 
     @property
@@ -132,7 +133,7 @@ def _hf_bpe(path: Path, name: str) -> Vocabulary:
 
 
 def _load_folder(folder: Path) -> Vocabulary:
-    from ..hf.folder import TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config
+    from .hf.folder import TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config
     config = check_tokenizer_folder(folder)
     if is_greedtok_config(config):
         return Vocabulary(folder.name, folder, "greedtok", Tokenizer.load(folder), "GreedTok cover (Algorithm 4)")

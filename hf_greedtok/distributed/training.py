@@ -7,11 +7,13 @@ Shape of the job::
                              GreedTok on the combined counts with candidates T
 
 Only where the local runs execute differs from
-:func:`hf_greedtok.hierarchical.run_hierarchical`: this module supplies its
-``local_runner`` (:class:`RayRunner`), which ships the same :class:`~hf_greedtok.hierarchical.LocalRun` to Ray tasks. The trainer's ranking does not depend on the thread count
-or the process, so the local tokenizers, T and the final tokenizer equal the single-machine ones
-exactly (``tests/test_distributed_hierarchical.py``). What crosses the network: each domain's
-{word: count} to its task, and each local tokenizer (its greedtok.json text) back.
+:func:`hf_greedtok.trainers.hierarchical.run_hierarchical`: this module supplies its
+``local_runner`` (:class:`RayRunner`), which ships the same
+:class:`~hf_greedtok.trainers.hierarchical.LocalRun` to Ray tasks. The trainer's ranking does not
+depend on the thread count or the process, so the local tokenizers, T and the final tokenizer
+equal the single-machine ones exactly (``tests/test_distributed_runs.py``). What crosses the
+network: each domain's {word: count} to its task, and each local tokenizer (its greedtok.json
+text) back.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Mapping, Optional
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH
-from ..hierarchical import HierarchicalRun, LocalRun, check_domains, run_hierarchical
+from ..trainers.hierarchical import HierarchicalRun, LocalRun, check_domains, run_hierarchical
 from ..pre_tokenizers import PreTokenizer
 from .session import core_retries, ray_session, require_ray, run_tasks
 
@@ -35,7 +37,7 @@ def _submit(task, *args) -> tuple:
 
 
 class RayRunner:
-    """A :data:`~hf_greedtok.hierarchical.LocalRunner` that runs each domain's
+    """A :data:`~hf_greedtok.trainers.hierarchical.LocalRunner` that runs each domain's
     :class:`LocalRun` as one Ray task (needs a connected Ray: :func:`~.session.ensure_ray`).
 
     Args:
@@ -89,10 +91,11 @@ def train_hierarchical_distributed(domains: Mapping[str, Mapping[str, int]], k: 
         show_progress: the final run's progress bar and Ray's INFO lines.
 
     Returns:
-        :class:`~hf_greedtok.hierarchical.HierarchicalRun`: ``local`` and ``final``
-        tokenizers equal to :func:`~hf_greedtok.hierarchical.run_hierarchical`'s (and to the
-        ``local`` / ``hierarchical`` of :func:`hf_greedtok.experiments.hierarchical.train_hierarchical`)
-        on the same domains.
+        :class:`~hf_greedtok.trainers.hierarchical.HierarchicalRun`: ``local`` and ``final``
+        tokenizers equal to :func:`~hf_greedtok.trainers.hierarchical.run_hierarchical`'s (and
+        to the ``local`` / ``hierarchical`` of
+        :func:`hf_greedtok.experiments.hierarchical_vs_direct.train_hierarchical`) on the same
+        domains.
 
     Raises:
         ValueError: fewer than two domains, k < 1. CorpusError: an empty domain (from its task).

@@ -1,4 +1,5 @@
-"""The GreedTok trainer (Lim, Choo & Lauw 2025, Algorithm 1), in the shape of HF trainers.
+"""The GreedTok trainer (Lim, Choo & Lauw 2025, Algorithm 1) and its GreedWMC relaxation, in the shape
+of HF trainers.
 
 Example:
     >>> from hf_greedtok import GreedTokTrainer
@@ -16,21 +17,21 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from ._progress import note, progress_bar
-from ._threads import available_cores
-from ._trainer import GreedTokCore
-from .core import Tokenizer
-from .defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH
-from .models import GreedTokModel, pack_units
-from .normalizers import UnicodeNormalizer, check_normalizer
-from .pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
-from .special_tokens import check_counted_words, check_special_tokens, counting_pipeline
-from .errors import CorpusError
-from .indic.units import pack_codes, unit_codes
-from .word_counts import always_short, check_word_length, count_corpus, count_words
+from .._progress import note, progress_bar
+from .._threads import available_cores
+from .._trainer import GreedTokCore
+from ..core import Tokenizer
+from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH
+from ..models import GreedTokModel, pack_units
+from ..normalizers import UnicodeNormalizer, check_normalizer
+from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
+from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
+from ..errors import CorpusError
+from ..indic.units import pack_codes, unit_codes
+from ..word_counts import always_short, check_word_length, count_corpus, count_words
 
 INT64_MAX = 2**63 - 1
-U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.bpe_merges.U32_IDS)
+U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.trainers.bpe_merges.U32_IDS)
 
 
 class GreedTokTrainer:
@@ -45,7 +46,7 @@ class GreedTokTrainer:
             the list are ignored since they are always in the vocabulary. With byte-level
             singletons a candidate may also be ``bytes`` (any byte string, UTF-8 or not).
         bpe_candidates: F > 1 restricts T to the learned tokens of byte-level BPE (HF
-            ``tokenizers``' BpeTrainer, :func:`hf_greedtok.bpe_merges.byte_level_bpe_tokens`)
+            ``tokenizers``' BpeTrainer, :func:`hf_greedtok.trainers.bpe_merges.byte_level_bpe_tokens`)
             trained on the same words at F x (vocab_size + 256) total ids; byte level only, not
             with ``candidates``. BPE's tokens are pieces that recur across words, where GreedTok
             alone prefers rare whole training words, so the vocabulary holds better on text it
@@ -55,7 +56,7 @@ class GreedTokTrainer:
             training time. ``training_info["bpe_candidates"]`` counts the tokens given, and
             ``training_info["bpe_candidates_run"]`` what BPE was asked: BPE cannot merge more
             often than the sum over distinct words of (bytes - 1), so a larger request is cut to
-            that bound, with the same tokens (:func:`hf_greedtok.bpe_merges.byte_level_bpe_run`).
+            that bound, with the same tokens (:func:`hf_greedtok.trainers.bpe_merges.byte_level_bpe_run`).
         pinned_tokens: tokens placed first, in order, before any greedy step (domain tokens).
         special_tokens: strings given their own ids (0..n-1) and never learned; the ``train*``
             methods cut them out of the text before counting, exactly as encoding does
