@@ -1,15 +1,18 @@
 """The hf-greedtok command line: train, evaluate --json, encode; errors exit 2 with a message."""
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from corpora import EXAMPLE_TEXT, VOCAB, corpus
 
 from hf_greedtok import Tokenizer
+from hf_greedtok import cli
 from hf_greedtok.cli import main
 
 
@@ -155,6 +158,32 @@ def test_module_entry_point(tmp_path):
     result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", "--help"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0 and "--vocab-size" in result.stdout
+
+
+CLI_FUNCTION_LINES = 60     # issue 30: no function in cli/ longer, from its def to its last line
+
+
+def test_no_function_in_the_cli_is_longer_than_60_lines():
+    folder = Path(cli.__file__).parent
+    long = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > CLI_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(folder)}:{node.lineno} {node.name}: {lines} lines")
+    assert long == []
+
+
+def test_every_command_is_a_module_with_its_arguments_and_its_run():
+    assert list(cli.COMMANDS) == ["train", "evaluate", "encode", "compare", "hierarchical", "count", "tsr",
+                                  "tokenize"]
+    for name, module in cli.COMMANDS.items():
+        assert module.__name__.rpartition(".")[2] == name and module.__name__.startswith("hf_greedtok.cli.")
+        assert callable(module.add_arguments) and callable(module.run) and module.HELP
+    # the papers' experiments together, the product's commands beside them
+    assert {n for n, m in cli.COMMANDS.items() if m.__name__.startswith("hf_greedtok.cli.paper.")} == {
+        "compare", "hierarchical", "tsr"}
 
 
 def test_evaluate_held_out_reports_the_same_metrics_on_unseen_text(tmp_path, capsys):

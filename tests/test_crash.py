@@ -336,8 +336,9 @@ def test_a_worker_stopped_mid_result_does_not_hang_the_exit(tmp_path):
 # files are saved into the temporary folder, so that the SIGKILL lands there
 TRAIN_WAITING_IN_WRITE = textwrap.dedent("""
     import sys, time
-    from hf_greedtok.cli import commands, main
-    real = commands.save_greedtok_folder
+    from hf_greedtok.cli import main
+    from hf_greedtok.hf import folder      # train's run imports save_greedtok_folder from here
+    real = folder.save_greedtok_folder
 
     def save_then_wait(*args, **kwargs):
         files = real(*args, **kwargs)
@@ -345,7 +346,7 @@ TRAIN_WAITING_IN_WRITE = textwrap.dedent("""
         time.sleep(120)
         return files
 
-    commands.save_greedtok_folder = save_then_wait
+    folder.save_greedtok_folder = save_then_wait
     sys.exit(main(sys.argv[1:]))
 """)
 

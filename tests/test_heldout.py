@@ -81,7 +81,7 @@ def test_split_refuses_fractions_outside_0_1(fraction):
 
 def test_sentencepiece_is_imported_only_to_train_a_peer(tmp_path):
     # (not in test_imports.HEAVY: transformers itself imports sentencepiece when it is installed)
-    code = ("import sys, hf_greedtok, hf_greedtok.cli.commands, hf_greedtok.experiments.heldout; "
+    code = ("import sys, hf_greedtok, hf_greedtok.cli.paper.compare, hf_greedtok.experiments.heldout; "
             "print('sentencepiece' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "False"

@@ -179,6 +179,28 @@ def test_encode_never_imports_the_experiments(greedtok_folder, tmp_path):
     assert result.stdout.strip().splitlines()[-1] == "[0, 0] []"
 
 
+# what a command's parser must not need: the compiled core (trainer, encoders, pre-tokenizer) and
+# the libraries under it, besides HEAVY; its run imports them
+NOT_FOR_HELP = ("numpy", "tokenizers", "ray", "pyarrow", "hf_greedtok._encoder", "hf_greedtok._trainer",
+                "hf_greedtok._pretokenize", "hf_greedtok._hashtrie", *HEAVY)
+
+
+def test_help_of_every_command_loads_neither_the_trainer_nor_the_encoders(tmp_path):
+    """``hf-greedtok --help`` and each ``hf-greedtok COMMAND --help``: the command modules'
+    argument definitions import nothing heavy (issue 30: --help <= 0.3 s)."""
+    code = f"""
+import contextlib, io, json, sys
+from hf_greedtok.cli import COMMANDS, main
+for argv in [["--help"], *([name, "--help"] for name in COMMANDS)]:
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(argv) == 0, argv
+print(json.dumps(sorted(m for m in sys.modules if m in {NOT_FOR_HELP!r} or m.split(".")[0] in {NOT_FOR_HELP!r})))
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
 def test_bpe_train_prints_no_pytorch_advisory(tmp_path):
     result = run_cli(tmp_path, "train", str(EXAMPLE_TEXT), "--algorithm", "bpe", "-k", "100", "-o",
                      str(tmp_path / "bpe"), "--quiet")

@@ -30,6 +30,16 @@ def _pyplot():
     return plt
 
 
+def check_plotting_available() -> None:
+    """Load matplotlib's file backend now, so that a command that draws plots at its end fails
+    at its start when it cannot.
+
+    Raises:
+        ImportError: matplotlib is not installed (the message names the ``plot`` extra and ``--no-plots``).
+    """
+    _pyplot()
+
+
 def write_plots(result: "Comparison", folder: Path, title: str) -> list[Path]:
     """Write ``tokens_per_word.png`` and ``d_inst.png`` (and ``heldout.png`` if the result has a
     held-out comparison) into ``folder``; returns their paths.

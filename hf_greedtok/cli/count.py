@@ -1,0 +1,110 @@
+"""``hf-greedtok count``: a corpus's words counted into a table (TSV or parquet) that
+``train --counts --no-prefix-space`` reads, in this process pool or on Ray."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..defaults import DEFAULT_SPLIT, ENCODING_ERRORS, SPLIT_NAMES
+from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
+
+HELP = ("count a corpus's words into a table that `train --counts --no-prefix-space` reads (TSV) or parquet, "
+        "in this process pool or on Ray")
+
+
+def add_arguments(n: argparse.ArgumentParser) -> None:
+    """count's arguments, in the order ``--help`` lists them."""
+    n.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (counted line by line), .jsonl or .parquet documents, or globs")
+    n.add_argument("--output", "-o", type=local_path, required=True,
+                   help="the table: word<TAB>count (.tsv, default) or .parquet (word, count columns)")
+    n.add_argument("--units", choices=UNITS, default="bytes",
+                   help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
+    n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
+                   help=f"byte level: the split regex, as `train --pattern` (default {DEFAULT_SPLIT}); give "
+                        "train the same")
+    n.add_argument("--normalizer", default="none", choices=NORMALIZERS,
+                   help="Unicode normalization (default none); give train the same")
+    n.add_argument("--special-token", action="append", default=[],
+                   help="a special token, cut out of the text before counting as encoding does (repeatable)")
+    n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    add_engine_options(n, "count", "counting")
+    n.add_argument("--num-proc", type=positive_int, default=None,
+                   help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
+    n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    n.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Count the inputs' words (``--engine local``: this machine's process pool; ``ray``:
+    :func:`hf_greedtok.distributed.count_words_distributed`) and write the table ``--output``
+    atomically; returns 0. Every input is checked before counting starts (CorpusError: missing
+    file or unmatched glob; OutputError: an existing output without ``--overwrite``, or an
+    output that is an input)."""
+    from ..distributed.sources import resolve_inputs
+    from ..formats.count_table import write_count_table
+    from ..normalizers import normalizer_from_name
+    from ..pre_tokenizers import ByteLevel, Metaspace
+    from ..special_tokens import counting_pipeline
+    from .inputs import check_pattern, check_uri_inputs
+
+    kinds = resolve_inputs(args.inputs)
+    out: Path = args.output
+    _check_output(out, kinds, args.overwrite)
+    check_uri_inputs(args.inputs, args.engine)
+    check_pattern(args.pattern, args.units)
+    pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
+    normalizer = normalizer_from_name(args.normalizer)
+    counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
+    if args.engine == "ray":
+        from ..distributed.counting import count_words_distributed
+        wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
+                                     text_column=args.text_column, encoding_errors=args.encoding_errors,
+                                     address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
+    else:
+        wc = _count_here(args, kinds, counting_pre, counting_norm)
+    summary = write_count_table(wc, out, counting_pre)
+    omitted = ""
+    if summary.omitted_words:
+        omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
+                   "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
+    print(f"{sum(wc.values()):,} words, {len(wc):,} distinct, counted by the {args.engine} engine; wrote "
+          f"{summary.words:,} entries to {out}{omitted}")
+    return 0
+
+
+def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:
+    """The table's own checks (it is a file, not a folder): OutputError for a folder, an
+    existing file without --overwrite, an input, or a place that cannot be written."""
+    from ..errors import OutputError
+    from ..output_folders import check_writable
+
+    if out.is_dir():
+        raise OutputError(out, "is a folder; give the table's file name")
+    if out.exists() and not overwrite:
+        raise OutputError(out, "exists (pass --overwrite to replace it)")
+    if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
+        raise OutputError(out, "is one of the inputs")
+    check_writable(out)
+
+
+def _count_here(args: argparse.Namespace, kinds: dict, counting_pre, counting_norm):
+    """The local engine: text files in this machine's process pool, then each JSON Lines and
+    parquet file's documents."""
+    from collections import Counter
+
+    from ..distributed.sources import read_documents
+    from ..word_counts import count_corpus, count_words
+
+    wc = Counter()
+    if "text" in kinds:
+        wc.update(count_corpus(kinds["text"], counting_pre, counting_norm, encoding_errors=args.encoding_errors,
+                               num_proc=args.num_proc, show_progress=not args.quiet))
+    for kind in ("json", "parquet"):
+        for f in kinds.get(kind, []):
+            docs = read_documents(f, kind, args.text_column, args.encoding_errors)
+            wc.update(count_words(docs, counting_pre, counting_norm, num_proc=args.num_proc,
+                                  show_progress=not args.quiet, source=f))
+    return wc

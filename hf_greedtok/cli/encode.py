@@ -1,0 +1,79 @@
+"""``hf-greedtok encode``: a text's tokens and ids as JSON, and whether decoding gives it back."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Optional
+
+from .options import MODES, TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
+
+HELP = "encode a text, show tokens, and check that decoding restores it"
+
+
+def add_arguments(c: argparse.ArgumentParser) -> None:
+    """encode's arguments, in the order ``--help`` lists them."""
+    c.add_argument("tokenizer", type=local_path, metavar="DIR", help=TOKENIZER_OR_VOCABULARY)
+    c.add_argument("text")
+    c.add_argument("--mode", choices=MODES, default=None,
+                   help="GreedTok folders and vocabulary files: cover or optimal (a vocabulary file's default: "
+                        "its own BPE encoder)")
+    c.add_argument("--pattern", default=None, help=TIKTOKEN_PATTERN)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print a text's tokens and ids as JSON; returns 0 when decoding gives the text back
+    (normalized, if the tokenizer normalizes), else 1. A vocabulary file (.tiktoken,
+    byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
+    from ..core import Tokenizer
+    from ..formats.greedtok_json import FILE_NAME
+    from ..hf.folder import check_tokenizer_folder
+    from .loading import is_vocabulary_file, load_hf, refuse_pattern_for_folder
+
+    if is_vocabulary_file(args.tokenizer):
+        from ..vocabularies import load_vocabulary
+        vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
+        tok = vocab.native
+        ids = vocab.own_encode(args.text) if args.mode is None else tok.encode(args.text, mode=args.mode,
+                                                                              allow_special=False)
+        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
+        form = tok.normalizer.form if tok.normalizer else None
+        return _print_encoding(args.text, tokens, ids, decoded, form)
+    refuse_pattern_for_folder(args.pattern)
+    config = check_tokenizer_folder(args.tokenizer)
+    if (args.tokenizer / FILE_NAME).is_file():
+        tok = Tokenizer.load(args.tokenizer)
+        ids = tok.encode(args.text, mode=args.mode)
+        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
+        form = tok.normalizer.form if tok.normalizer else None
+    else:
+        if args.mode is not None:
+            raise ValueError(f"--mode: {args.tokenizer} is a {config.get('tokenizer_class')} folder with one "
+                             "encoder; --mode applies to GreedTok folders")
+        hf_tok = load_hf(args.tokenizer)
+        ids = hf_tok.encode(args.text, add_special_tokens=False)
+        tokens = hf_tok.convert_ids_to_tokens(ids)
+        decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        form = _unicode_form(args.tokenizer)
+    return _print_encoding(args.text, tokens, ids, decoded, form)
+
+
+def _unicode_form(folder: Path) -> Optional[str]:
+    """The Unicode normalization form (NFC, ...) of a folder's tokenizer.json normalizer, if any."""
+    from ..hf.folder import TOKENIZER_FILE, read_folder_json
+
+    spec = read_folder_json(folder / TOKENIZER_FILE).get("normalizer") or {}
+    steps = spec.get("normalizers", [spec]) if spec.get("type") == "Sequence" else [spec]
+    forms = [s.get("type") for s in steps if s.get("type") in ("NFC", "NFD", "NFKC", "NFKD")]
+    return forms[-1] if forms else None
+
+
+def _print_encoding(text: str, tokens: list, ids: list[int], decoded: str, form: Optional[str]) -> int:
+    """Print the JSON line; 0 if ``decoded`` is ``text`` as the tokenizer normalizes it (``form``), else 1."""
+    from ..normalizers import UnicodeNormalizer, replace_surrogates
+
+    expected = replace_surrogates(text)
+    expected = UnicodeNormalizer(form)(expected) if form else expected
+    print(json.dumps({"tokens": tokens, "ids": ids, "decoded": decoded, "round_trip": decoded == text},
+                     ensure_ascii=False))
+    return 0 if decoded == expected else 1

@@ -1,0 +1,104 @@
+"""``hf-greedtok evaluate``: compression and segmentation metrics of a saved tokenizer, or of a
+vocabulary file, on a corpus (and on held-out text)."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from ..defaults import ENCODING_ERRORS
+from ..errors import CorpusError
+from .options import TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from ..core import Tokenizer
+    from ..indic.lookup import MorphLookup
+
+HELP = "compression and segmentation metrics of a saved tokenizer on a corpus"
+
+
+def add_arguments(e: argparse.ArgumentParser) -> None:
+    """evaluate's arguments, in the order ``--help`` lists them."""
+    e.add_argument("tokenizer", type=local_path, metavar="DIR", help=TOKENIZER_OR_VOCABULARY)
+    e.add_argument("--pattern", default=None, help=TIKTOKEN_PATTERN)
+    e.add_argument("inputs", nargs="+", metavar="INPUT")
+    e.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
+                                                         "(word, count columns)")
+    e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
+                   help="text the tokenizer was not trained on: the same metrics again, under \"held_out\" "
+                        "(INPUT is then the in-sample text); read like INPUT")
+    e.add_argument("--gold", type=local_path,
+                   help="gold segmentation table (lookup format) for boundary precision/recall/F1")
+    e.add_argument("--no-prefix-space", action="store_true")
+    e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.add_argument("--quiet", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the metrics of a saved tokenizer (or of a vocabulary file: a .tiktoken file or a
+    byte-level BPE tokenizer.json) on the inputs (one JSON object with ``--json``); returns 0.
+    Raises GreedTokFileError for a damaged folder or file, CorpusError for unreadable inputs."""
+    from ..indic.lookup import MorphLookup
+    from .loading import is_vocabulary_file, refuse_pattern_for_folder
+
+    result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
+    if is_vocabulary_file(args.tokenizer):
+        from ..vocabularies import load_vocabulary
+        vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
+        greedtok, backend = vocab.native, vocab.backend()
+        result["text_metrics_encoder"] = vocab.backend_encoder
+    else:
+        refuse_pattern_for_folder(args.pattern)
+        greedtok, backend = _load_backend(args.tokenizer)
+    normalizer = getattr(greedtok, "normalizer", None)
+    gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None
+    result.update(_metrics(args, greedtok, backend, args.inputs, gold))
+    if args.held_out:
+        # the same metrics on text the tokenizer was not trained on, beside the in-sample ones
+        result["held_out"] = {"inputs": args.held_out, **_metrics(args, greedtok, backend, args.held_out, None)}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        held_out = result.pop("held_out", {})
+        for key, value in result.items():
+            print(f"{key:>38}: {value}")
+        for key, value in held_out.items():
+            print(f"{'held_out ' + key:>38}: {value}")
+    return 0
+
+
+def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], HFTokenizer]:
+    """The native tokenizer (GreedTok folders only, else None) and the ``tokenizers`` backend
+    of a checked folder; GreedTok folders load without transformers."""
+    from ..hf.folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
+    from .loading import load_hf
+
+    config = check_tokenizer_folder(folder)
+    if is_greedtok_config(config):
+        return load_greedtok_backend(folder, config)
+    return None, load_hf(folder).backend_tokenizer
+
+
+def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, inputs: Sequence[str],
+             gold: Optional[MorphLookup]) -> dict:
+    """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``), then
+    the backend's text metrics (with boundary scores against ``gold``)."""
+    from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
+    from ..special_tokens import counting_pipeline
+    from ..word_counts import count_corpus
+
+    result: dict = {}
+    if greedtok is not None:
+        wc = count_corpus(inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
+                                                     greedtok.model.special_tokens), counts=args.counts,
+                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
+                          show_progress=not args.quiet)
+        if not wc:
+            raise CorpusError(", ".join(inputs), None, "empty corpus: no words to evaluate")
+        result.update(evaluate_word_counts(greedtok, wc))
+    result.update(evaluate_texts(backend, inputs, counts=args.counts, gold=gold, encoding_errors=args.encoding_errors))
+    return result

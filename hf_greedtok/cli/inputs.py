@@ -1,0 +1,40 @@
+"""Checks and word counts shared by several commands; imported in their ``run``, so
+``--help`` does without the counters."""
+from __future__ import annotations
+
+import argparse
+from typing import Optional, Sequence
+
+from ..errors import CorpusError
+from ..word_counts import check_learnable, count_corpus
+
+
+def check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
+    """URI inputs (``s3://...``), named whole, before any work: the local engine reads local
+    files only; for Ray each is looked up with pyarrow's filesystem here, so that a missing
+    object or an unreachable bucket is one line naming it rather than a failed Ray task.
+
+    Raises:
+        CorpusError: a URI with the local engine, or one pyarrow cannot read (:func:`hf_greedtok.remote.check_uri`).
+        ImportError: a URI without pyarrow.
+    """
+    from ..remote import RAY_READS_URIS, check_uri, is_uri
+    for uri in filter(is_uri, map(str, inputs)):
+        if engine != "ray":
+            raise CorpusError(uri, None, f"a URI: the local engine reads local files; {RAY_READS_URIS}")
+        check_uri(uri)
+
+
+def check_pattern(pattern: Optional[str], units: str) -> None:
+    """A split pattern is given only for byte-level units (train and count alike)."""
+    if pattern is not None and units != "bytes":
+        raise ValueError(f"--pattern {pattern} is a byte-level split; --units {units} splits at spaces (Metaspace)")
+
+
+def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
+    """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
+    (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
+    wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
+                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    check_learnable(wc, pre, ", ".join(map(str, inputs)))
+    return wc

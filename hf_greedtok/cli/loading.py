@@ -1,0 +1,23 @@
+"""How ``evaluate`` and ``encode`` open what DIR names: a folder ``train`` writes, or a
+vocabulary file (.tiktoken, byte-level BPE tokenizer.json)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+
+def is_vocabulary_file(path: Path) -> bool:
+    """Whether ``path`` names a vocabulary file (.tiktoken, tokenizer.json) rather than a folder."""
+    return path.is_file() or path.suffix in (".tiktoken", ".json")
+
+
+def refuse_pattern_for_folder(pattern: Optional[str]) -> None:
+    """--pattern names the split of a vocabulary file: a folder's tokenizer has its own (ValueError)."""
+    if pattern is not None:
+        raise ValueError("--pattern applies to .tiktoken files; a folder's tokenizer has its own split")
+
+
+def load_hf(folder: Path):
+    """The transformers tokenizer of a checked folder that is not GreedTok's (BPE, CBPE, lookup)."""
+    from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
+    return AutoTokenizer.from_pretrained(str(folder))

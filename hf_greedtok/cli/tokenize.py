@@ -1,0 +1,59 @@
+"""``hf-greedtok tokenize``: a dataset encoded by a saved tokenizer into a folder of parquet files,
+in this process or on Ray."""
+from __future__ import annotations
+
+import argparse
+
+from ..defaults import ENCODING_ERRORS
+from .options import MODES, add_engine_options, local_path, positive_int
+
+HELP = ("tokenize a dataset with a saved tokenizer into a folder of parquet files (input_ids, optional "
+        "attention_mask), in this process or on Ray")
+
+
+def add_arguments(z: argparse.ArgumentParser) -> None:
+    """tokenize's arguments, in the order ``--help`` lists them."""
+    z.add_argument("tokenizer", type=local_path, metavar="DIR", help="any folder `train` writes")
+    z.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (one document per line, keeping its line end), .jsonl or .parquet "
+                        "documents, or globs; one kind per run")
+    z.add_argument("--output", "-o", type=local_path, required=True,
+                   help="the folder of parquet files to create; row k is document k of the inputs in order")
+    z.add_argument("--mode", choices=MODES, default=None,
+                   help="GreedTok folders: the encoder (default: the folder's)")
+    z.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    z.add_argument("--attention-mask", action="store_true", help="also write attention_mask (all ones)")
+    z.add_argument("--no-special-tokens", action="store_true",
+                   help="leave out the BOS/EOS the tokenizer adds (add_special_tokens=False)")
+    z.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    z.add_argument("--batch-size", type=positive_int, default=4096, help="documents per encoder call")
+    add_engine_options(z, "tokenize", "encoding")
+    z.add_argument("--num-proc", type=positive_int, default=None,
+                   help="local: encoder threads (default: all cores); ray: CPUs of the local cluster")
+    z.add_argument("--overwrite", action="store_true",
+                   help="replace --output if it exists (only a folder hf-greedtok tokenize wrote)")
+    z.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Encode the inputs' documents with the folder DIR into the parquet folder ``--output``
+    (:func:`hf_greedtok.distributed.tokenize_dataset`, ``--engine local``: this process's native
+    encoder threads; ``ray``: Ray Core tasks); returns 0. Inputs, the folder and the output are
+    checked before any work (CorpusError, GreedTokFileError, OutputError, FileExistsError: exit 2)."""
+    from .._threads import available_cores
+    from ..distributed.tokenizing import tokenize_dataset
+    from .inputs import check_uri_inputs
+
+    local = args.engine == "local"
+    check_uri_inputs(args.inputs, args.engine)
+    result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine=args.engine, mode=args.mode,
+                              text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
+                              attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
+                              batch_size=args.batch_size, overwrite=args.overwrite, address=args.ray_address,
+                              max_retries=args.max_retries,
+                              num_cpus=None if local else args.num_proc,
+                              num_threads=(args.num_proc or available_cores()) if local else 1,
+                              show_progress=not args.quiet)
+    print(f"{result.rows:,} documents tokenized by the {args.engine} engine into {len(result.files)} parquet "
+          f"file(s) in {result.path}")
+    return 0

@@ -1,0 +1,276 @@
+"""``hf-greedtok train``: count the inputs' words, train GreedTok (or BPE/CBPE) and write a
+transformers folder. The trainers are imported when the command runs, not at ``--help``."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Optional
+
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT, SANDHI_POLICIES, SPLIT_NAMES
+from ..errors import CorpusError
+from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
+                      positive_int)
+
+HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory"
+
+
+def add_arguments(t: argparse.ArgumentParser) -> None:
+    """train's arguments, in the order ``--help`` lists them."""
+    t.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files (or count tables, TSV or .parquet, with --counts)")
+    size = t.add_mutually_exclusive_group(required=True)
+    size.add_argument("--vocab-size", "-k", type=int,
+                      help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
+                           "singletons, unit merges, byte fallback and special tokens)")
+    size.add_argument("--total-vocab-size", type=int, help="the final vocabulary size instead (every id)")
+    t.add_argument("--algorithm", choices=["greedtok", "bpe", "cbpe"], default="greedtok",
+                   help="greedtok (partition cover), bpe (HF tokenizers' BPE) or cbpe (MorphTok's constrained BPE)")
+    _add_pipeline_options(t)
+    _add_special_token_options(t)
+    _add_greedtok_options(t)
+    add_engine_options(t, "count the words", "counting")
+    add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
+
+
+def _add_pipeline_options(t: argparse.ArgumentParser) -> None:
+    """Units, lookup, pre-tokenizer and normalizer of the tokenizer to train."""
+    t.add_argument("--units", choices=UNITS, default=None,
+                   help="singletons: bytes (byte level), chars (Metaspace), marks (base + combining marks) or "
+                        "vowels (base + dependent vowel signs); default bytes, for cbpe marks")
+    t.add_argument("--lookup", type=local_path, help="morphology lookup table (TSV word<TAB>seg|seg, or CSV "
+                                               "word,segmentation,language with +)")
+    t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
+                   help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
+    t.add_argument("--lookup-language", help="with a CSV lookup: keep only rows of this language")
+    t.add_argument("--min-frequency", type=int, default=None,
+                   help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
+    t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
+                   help="same as --units bytes / --units chars")
+    t.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
+                   help="byte level: the split regex; gpt4-marks (default: GPT-4's split whose letter runs keep "
+                        "their combining marks, as o200k's do, so Devanagari and other Indic words are not cut at "
+                        "every vowel sign; on text without marks it is gpt4), gpt4 (cl100k's), gpt2, o200k "
+                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words)")
+    t.add_argument("--normalizer", default=None, choices=NORMALIZERS,
+                   help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
+
+
+def _add_special_token_options(t: argparse.ArgumentParser) -> None:
+    t.add_argument("--special-token", action="append", default=[], help="a special token (repeatable)")
+    t.add_argument("--bos-token", help="beginning-of-sequence special token (added to the special tokens)")
+    t.add_argument("--eos-token", help="end-of-sequence special token (added to the special tokens)")
+    t.add_argument("--pad-token", help="padding special token (added to the special tokens)")
+    t.add_argument("--add-bos-token", action="store_true", help="the HF tokenizer adds BOS to every sequence")
+    t.add_argument("--add-eos-token", action="store_true", help="the HF tokenizer adds EOS to every sequence")
+
+
+def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
+    """The options only GreedTok uses (BPE and CBPE refuse them, except --num-threads)."""
+    t.add_argument("--mode", choices=MODES, default=None,
+                   help="default encoder of a saved GreedTok tokenizer (default: optimal, the fewest tokens "
+                        "for every word; cover is the paper's Algorithm 4)")
+    t.add_argument("--pin", action="append", default=[], help="a token placed first (repeatable)")
+    t.add_argument("--candidates", type=local_path, help="file with one candidate token per line; restricts T")
+    t.add_argument("--bpe-candidates", type=above_one, default=None, metavar="F",
+                   help="GreedTok, byte level: choose the tokens among those of HF BPE trained on the same words "
+                        "at F x the total vocabulary (1.75: fewer tokens on text of other domains, several times "
+                        "the training time; see README)")
+    t.add_argument("--num-threads", type=positive_int, default=None,
+                   help="GreedTok trainer threads (default: all cores); the result does not depend on it")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Count the inputs' words, train GreedTok (or BPE/CBPE) and write the transformers folder
+    ``--output``; returns 0. Raises ValueError, CorpusError or OSError for bad arguments or
+    inputs (``cli.main`` prints them in one line, exit 2)."""
+    from ..formats.manifest import TOKENIZER
+    from ..normalizers import normalizer_from_name
+    from .inputs import check_uri_inputs
+    from .output import refuse_existing, write_output
+
+    out: Path = args.output
+    refuse_existing(args, TOKENIZER)
+    check_uri_inputs(args.inputs, args.engine)
+    named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
+    specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
+    for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
+        if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
+            raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
+    units = _resolve_units(args)
+    norm_name = args.normalizer or ("NFC" if units in ("marks", "vowels") or args.lookup else "none")
+    normalizer = normalizer_from_name(norm_name)
+    lookup = _load_lookup(args, normalizer)
+    if args.algorithm == "greedtok":
+        write, summary = _train_greedtok(args, units, normalizer, lookup, specials, named)
+    else:
+        write, summary = _train_bpe(args, units, normalizer, lookup, specials, named)
+    write_output(args, TOKENIZER, write)   # tokenizer.json, config, model files; manifest last
+    if lookup is not None:
+        st = lookup.stats
+        summary += (f"; lookup {args.lookup}: {st['entries']} words ({st['split_entries']} split), "
+                    f"{st['sandhi_skipped']} sandhi entries skipped, {st['conflicting_duplicates']} "
+                    "conflicting duplicates ignored")
+    print(f"{summary}; saved to {out}")
+    return 0
+
+
+def _resolve_units(args: argparse.Namespace) -> str:
+    """The units of --units, --pre-tokenizer and --algorithm together; ValueError where they disagree."""
+    from .inputs import check_pattern
+
+    from_pre = {"byte-level": "bytes", "metaspace": "chars", None: None}[args.pre_tokenizer]
+    if args.units and from_pre and (from_pre == "bytes") != (args.units == "bytes"):
+        raise ValueError(f"--pre-tokenizer {args.pre_tokenizer} contradicts --units {args.units}")
+    units = args.units or from_pre or ("marks" if args.algorithm == "cbpe" else "bytes")
+    check_pattern(args.pattern, units)
+    if args.algorithm == "cbpe" and units not in ("marks", "vowels"):
+        raise ValueError(f"--algorithm cbpe constrains script units: use --units marks or vowels "
+                         f"(for --units {units} use --algorithm bpe)")
+    if args.algorithm == "bpe" and units in ("marks", "vowels"):
+        raise ValueError(f"BPE over {units} units is CBPE: use --algorithm cbpe")
+    if args.lookup and units == "bytes":
+        raise ValueError("--lookup needs --units chars, marks or vowels (Metaspace words), not bytes")
+    return units
+
+
+def _load_lookup(args: argparse.Namespace, normalizer):
+    """The --lookup table (None without one); CorpusError if it has no usable entry."""
+    if not args.lookup:
+        return None
+    from ..indic.lookup import MorphLookup
+
+    lookup = MorphLookup.load(args.lookup, sandhi=args.sandhi, language=args.lookup_language,
+                              normalizer=None if normalizer is None else normalizer.form)
+    if not lookup.entries:
+        st = lookup.stats
+        raise CorpusError(str(args.lookup), None, f"no usable entries ({st['rows']} rows read, "
+                                                  f"{st['sandhi_skipped']} sandhi rows skipped, "
+                                                  f"{st['filtered_language']} of other languages)")
+    return lookup
+
+
+def _train_greedtok(args, units, normalizer, lookup, specials, named):
+    """Train GreedTok; returns the folder writer and the summary line."""
+    from ..hf.folder import save_greedtok_folder
+    from ..pre_tokenizers import ByteLevel, Metaspace
+    from ..trainers import GreedTokTrainer, bpe_vocab_size
+    from ..word_counts import read_token_list
+
+    pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
+    if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
+        raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
+                         "--candidates")
+    if args.bpe_candidates is not None:
+        # Refused before counting: at byte level k is known without the words (256 fixed singletons).
+        k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
+        bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
+    candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
+    wc = _training_counts(args, pre, normalizer, specials)
+    k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
+    trainer = GreedTokTrainer(
+        k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
+        candidates=candidates, bpe_candidates=args.bpe_candidates, pinned_tokens=args.pin, special_tokens=specials,
+        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
+    tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    tok.mode = args.mode or DEFAULT_MODE
+    def write(folder: Path) -> None:
+        # the folder GreedTokTokenizerFast.save_pretrained writes, without importing transformers
+        save_greedtok_folder(tok, folder, mode=tok.mode, add_bos_token=args.add_bos_token,
+                             add_eos_token=args.add_eos_token, **{k: v for k, v in named.items() if v})
+    info = tok.training_info
+    if info["k_learned"] == 0:
+        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no candidate token has a positive "
+                                                        "gain (every word is one unit, or --candidates or "
+                                                        "--min-frequency leave no candidate)")
+    stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
+    took = trainer.timings
+    return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
+                    f"(with singletons and {len(specials)} special tokens); "
+                    f"{_training_tokens_per_word(tok, wc, info['tokens_per_word'], args.num_threads)}; "
+                    f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
+
+
+def _learned_tokens(args: argparse.Namespace, pre, wc: dict, specials: list[str]) -> int:
+    """GreedTok's k for --total-vocab-size: what the singletons (of the words and the pinned
+    tokens), the 256 bytes and the special tokens leave; ValueError if nothing."""
+    import itertools
+
+    from ..trainers import singleton_alphabet
+
+    pinned = [pre.word_units(t) for t in args.pin or ()]
+    fixed = 256 + len(singleton_alphabet(itertools.chain(map(pre.word_units, wc), pinned), pre.unit_kind))
+    k = args.total_vocab_size - fixed - len(specials)
+    if k < 1:
+        raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "
+                         f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
+    return k
+
+
+def _training_tokens_per_word(tok, wc, cover_per_word: float, num_threads: Optional[int]) -> str:
+    """Tokens per word of the encoder ``tok`` saves (its mode) on the training words ``wc``,
+    exactly: the native encoder on the counted words, count-weighted. Cover's number
+    (``cover_per_word``, the trainer's objective per word, which cover encoding reproduces) is
+    shown beside optimal's, which never exceeds it."""
+    from .._threads import available_cores
+    from ..experiments.evaluation import total_tokens
+
+    counts = [int(c) for c in wc.values()]
+    tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
+    shown = f"{tokens / sum(counts):.4f} tokens per word on the training words ({tok.mode}, the saved encoder"
+    return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
+
+
+def _train_bpe(args, units, normalizer, lookup, specials, named):
+    """Train BPE or CBPE (HF tokenizers' trainer); returns the folder writer and the summary line."""
+    from transformers import PreTrainedTokenizerFast
+
+    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
+    from ..trainers.cbpe import CBPETrainer
+
+    only_greedtok = [flag for flag, used in (
+        ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
+        ("--mode", args.mode is not None),
+        ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
+    if only_greedtok:
+        raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
+    trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
+                          lookup=lookup, normalizer=normalizer, special_tokens=specials,
+                          min_frequency=args.min_frequency or 0, pattern=args.pattern or DEFAULT_SPLIT,
+                          show_progress=not args.quiet)
+    wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
+    backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    if trainer.training_info["learned_merges"] == 0:
+        raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no pair of units to merge")
+    kwargs = dict(add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
+                  **{k: v for k, v in named.items() if v})
+    if lookup is not None:
+        hf_tok = MorphLookupTokenizerFast(lookup=lookup, units=units, tokenizer_object=backend, **kwargs)
+    else:
+        hf_tok = PreTrainedTokenizerFast(tokenizer_object=backend, **kwargs)
+    info = trainer.training_info
+    return hf_tok.save_pretrained, (f"{info['algorithm']}: learned {info['learned_merges']} merges over {info['alphabet_units']} "
+                    f"{units} units ({info['unit_merges']} unit merges); final vocab size "
+                    f"{info['final_vocab_size']}")
+
+
+def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dict:
+    """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens);
+    ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
+    equal to counting here word for word)."""
+    from ..special_tokens import counting_pipeline
+    from ..word_counts import check_learnable, count_corpus
+
+    if args.engine == "ray":
+        if args.counts:
+            raise ValueError("--counts reads finished tables: nothing to count on Ray; drop --engine ray")
+        from ..distributed.counting import count_words_distributed
+        wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
+                                     encoding_errors=args.encoding_errors, address=args.ray_address,
+                                     num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     show_progress=not args.quiet)
+    else:
+        wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
+                          encoding_errors=args.encoding_errors, num_proc=args.num_proc,
+                          prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
+    return wc
