@@ -1,7 +1,8 @@
 """Batch encoding of documents as a saved tokenizer folder encodes them, into Arrow columns.
 
-:class:`FolderEncoder` is what each worker of :func:`hf_greedtok.distributed.tokenize_dataset`
-holds (one per Ray worker process, or one in the local engine): it loads a folder once and turns a batch
+:class:`FolderEncoder` is what each worker of ``hf-greedtok tokenize`` holds (one per Ray worker
+process of :func:`hf_greedtok.distributed.tokenize_dataset`, or one in the local engine,
+:func:`hf_greedtok.hf.tokenize_local.tokenize_local`): it loads a folder once and turns a batch
 of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
 ``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
 
@@ -22,8 +23,9 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 import numpy as np
 
 from ..core import Tokenizer
-from ..hf.folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
-from ..hf.pipeline import build_backend, native_added_tokens, template
+from ..errors import CorpusError
+from .folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
+from .pipeline import build_backend, native_added_tokens, template
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,7 +48,7 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike], mode: Optional[str] =
     """
     folder = Path(folder)
     config = check_tokenizer_folder(folder)
-    from ..hf.tokenization_greedtok import GreedTokTokenizerFast
+    from .tokenization_greedtok import GreedTokTokenizerFast
     if config is None:                      # a Tokenizer.save folder: greedtok.json alone
         return GreedTokTokenizerFast(greedtok=Tokenizer.load(folder), mode=mode)
     if not is_greedtok_config(config):
@@ -175,3 +177,19 @@ class FolderEncoder:
         if self.attention_mask:
             columns["attention_mask"] = pa.ListArray.from_arrays(starts, pa.array(np.ones(len(ids), np.int8)))
         return pa.table(columns)
+
+    def encode_documents(self, docs: Sequence, source: str, first: Optional[int] = None) -> "pa.Table":
+        """:meth:`encode_table` of a batch of documents read from ``source``.
+
+        Args:
+            first: the number of the batch's first document in ``source``, if known.
+
+        Raises:
+            CorpusError: a document that is not str (a null, a number), named by its number
+                in ``source`` when ``first`` is known.
+        """
+        bad = next((k for k, d in enumerate(docs) if not isinstance(d, str)), None)
+        if bad is not None:
+            which = f"document {first + bad}" if first is not None else "a document"
+            raise CorpusError(source, None, f"{which} is {type(docs[bad]).__name__}, not text")
+        return self.encode_table(docs)

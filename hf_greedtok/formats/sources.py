@@ -1,23 +1,70 @@
-"""Inputs of the counting engines: files and globs resolved and checked before any work starts.
+"""Input files: resolved and checked before any work starts, and read, by both engines.
 
-No Ray here: the CLI's local engine uses these too. An input's kind comes from its name:
-``.jsonl``/``.json`` (JSON Lines, one document per line, its text in ``text_column``),
-``.parquet`` (one document per row) or anything else (a UTF-8 text file, counted line by line
-as :func:`hf_greedtok.word_counts.count_words_in_files` counts it).
+No Ray here: the local engine (``hf-greedtok count/train/tokenize --engine local``) and the Ray
+tasks read inputs with these same functions, so both see the same documents and name the same
+file and line in their errors. An input is a file, a glob or a URI (:func:`resolve_inputs`); its
+kind comes from its name (:func:`input_kind`): ``.jsonl``/``.json`` (JSON Lines, one document per
+line, its text in ``text_column``), ``.parquet`` (one document per row) or anything else (a UTF-8
+text file, counted line by line as :func:`hf_greedtok.word_counts.count_words_in_files` counts
+it). Documents of JSON Lines and parquet files: :func:`read_documents`; lines of a UTF-8 file:
+:func:`iter_utf8_lines`.
 """
 from __future__ import annotations
 
 import glob
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Iterator, Optional, Sequence, Union
 
 from ..errors import CorpusError
-from ..remote import is_uri, message_first_line
-from ..word_counts import check_input_file
+from ..remote import is_uri, local_path, message_first_line
+
+_BOM = "\ufeff"
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 KINDS = ("text", "json", "parquet")
+
+
+def check_input_file(path: Path) -> None:
+    """Raise CorpusError unless ``path`` is a regular file (following symlinks), saying what it is."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise CorpusError(str(path), None, "no such file") from None
+    except OSError as e:
+        raise CorpusError(str(path), None, f"cannot read it ({e.strerror})") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise CorpusError(str(path), None, f"is {kind}, not a text file")
+
+
+def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
+    """(line number, line with its end) of a UTF-8 file, streamed; lines end at \\n, \\r\\n or
+    \\r, and a byte order mark opening the file is dropped when ``strip_bom``.
+
+    Invalid bytes are decoded as lone surrogates (``surrogateescape``) and reported on their
+    own line: strict decoding of buffered blocks fails at the block, not at the line.
+
+    Raises:
+        CorpusError: not a regular file, or invalid UTF-8 (file, line and byte given).
+    """
+    p = local_path(path)
+    check_input_file(p)
+    with open(p, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        for k, text in enumerate(f, 1):
+            bad = _ESCAPED_BYTE.search(text)
+            if bad:
+                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at "
+                                             f"character {bad.start() + 1} of the line)")
+            if k == 1 and strip_bom and text.startswith(_BOM):
+                text = text[1:]
+            yield k, text
 
 
 def input_kind(path: Union[str, os.PathLike]) -> str:
@@ -75,6 +122,20 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]]) -> dict[str, list[
             out.setdefault(input_kind(f), []).append(f if is_uri(f) else os.path.abspath(f))
     return out
 
+
+
+def single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
+    """The one (kind, files) of :func:`resolve_inputs`'s result, for a job whose output keeps
+    the inputs' order (``hf-greedtok tokenize``).
+
+    Raises:
+        CorpusError: inputs of several kinds (all of them named).
+    """
+    if len(kinds) > 1:
+        raise CorpusError(", ".join(f for files in kinds.values() for f in files), None,
+                          f"inputs of different kinds ({', '.join(kinds)}): tokenize one kind at a time, so "
+                          "rows keep the inputs' order")
+    return next(iter(kinds.items()))
 
 #: A parquet file is split into runs of row groups of about this many bytes (uncompressed, as
 #: its metadata reports them), one Ray task each: a big file is read by several workers.
