@@ -29,8 +29,7 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union
 
 from ._progress import progress_bar
 from ._trainer import MAX_WORD_UNITS
@@ -38,15 +37,12 @@ from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
 from .formats.count_table import is_parquet_table, iter_count_tables, table_place  # noqa: F401
-from .formats.sources import check_input_file, iter_utf8_lines  # noqa: F401
+from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, iter_utf8_lines,  # noqa: F401
+                              text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .remote import local_path
 
-if TYPE_CHECKING:
-    from tqdm import tqdm
-
-_CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
 _PR_SET_PDEATHSIG = 1           # linux/prctl.h
 _PARENT_POLL_SECONDS = 0.5
@@ -151,33 +147,6 @@ def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: b
     return counts
 
 
-def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
-    """The lines of a chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's
-    number), each keeping its ``"\\n"``; the last one may lack it. Word counting and dataset
-    tokenization cut text files with this one function, so both see the same lines.
-
-    Raises:
-        CorpusError: a NUL byte, or invalid UTF-8 under ``encoding_errors="strict"`` (file and
-            line named).
-    """
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
-                          "NUL byte: this looks like a binary file, not text")
-    try:
-        text = data.decode("utf-8", errors=encoding_errors)
-    except UnicodeDecodeError as e:
-        line = first_line + data.count(b"\n", 0, e.start)
-        raise CorpusError(source, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); pass "
-                                        "encoding_errors='replace' or 'ignore' (CLI: --encoding-errors) "
-                                        "to accept it") from None
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
     source, first_line, data = job
     return _count_lines(text_lines(source, first_line, data, _state["errors"]), source, first_line, per_item=False)
@@ -188,29 +157,6 @@ def _count_text_batch(job: tuple[str, int, list]) -> Counter:
     return _count_lines(texts, source, first_item, per_item=True)
 
 
-def _file_chunks(paths: Sequence[Path], bar: Optional[tqdm]) -> Iterator[tuple[str, int, bytes]]:
-    for path in paths:
-        line = 1
-        rest = b""
-        with open(path, "rb") as f:
-            while True:
-                block = f.read(_CHUNK_BYTES)
-                if bar is not None:
-                    bar.update(len(block))
-                if not block:
-                    break
-                data = rest + block
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = data
-                    continue
-                yield str(path), line, data[:cut]
-                line += data.count(b"\n", 0, cut)
-                rest = data[cut:]
-        if rest:
-            yield str(path), line, rest
-
-
 def _text_batches(texts: Iterable[str], source: str) -> Iterator[tuple[str, int, list]]:
     batch: list = []
     size = 0
@@ -218,7 +164,7 @@ def _text_batches(texts: Iterable[str], source: str) -> Iterator[tuple[str, int,
     for k, text in enumerate(texts):
         batch.append(text)
         size += len(text) if isinstance(text, str) else 1
-        if size >= _CHUNK_BYTES // 4:
+        if size >= CHUNK_BYTES // 4:     # characters: about a chunk's bytes
             yield source, first, batch
             batch, size, first = [], 0, k + 1
     if batch:
@@ -301,7 +247,7 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
     with progress_bar(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
                       show=show_progress) as bar:
-        return _run(_file_chunks(files, bar), _count_file_chunk,
+        return _run(text_chunks(files, bar), _count_file_chunk,
                     (pre_tokenizer, normalizer, encoding_errors), procs)
 
 
@@ -362,26 +308,3 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
         return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space)
     return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
                                 num_proc=num_proc, show_progress=show_progress)
-
-
-def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
-                    ) -> Iterator[tuple[Path, int, str]]:
-    """(file, line number, line without its end) of UTF-8 text files; errors name file and line.
-
-    Raises:
-        CorpusError: a missing file, invalid UTF-8 (strict), or a NUL byte.
-    """
-    if encoding_errors not in ENCODING_ERRORS:
-        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    for p in map(local_path, paths):
-        check_input_file(p)
-        with open(p, "rb") as f:
-            for k, raw in enumerate(f, 1):
-                if b"\0" in raw:
-                    raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
-                try:
-                    text = raw.decode("utf-8", errors=encoding_errors)
-                except UnicodeDecodeError as e:
-                    raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
-                                                 "--encoding-errors replace or ignore to accept it") from None
-                yield p, k, text.rstrip("\r\n")

@@ -25,7 +25,7 @@ row k of the output, read back as one table (``pyarrow.parquet.read_table(output
 ``ray.data.read_parquet(output)``), is
 document k of the inputs taken in the order given. A text file's documents are its lines, each
 keeping its ``"\\n"``, cut and decoded exactly as word counting cuts them
-(:func:`hf_greedtok.word_counts.text_lines`), so the ids' total equals the token count the
+(:func:`hf_greedtok.formats.sources.text_lines`), so the ids' total equals the token count the
 trainer reports on the same file; JSON Lines and parquet documents are the ``text_column``
 values, one per line / row.
 
@@ -45,11 +45,10 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 from ..defaults import DEFAULT_MAX_RETRIES
 from ..errors import CorpusError
 from ..formats.dataset import DATASET_MANIFEST, TokenizedDataset, read_summary, write_part
-from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs, single_kind
+from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs, single_kind, text_lines
 from ..hf.folder_encoder import FolderEncoder
 from ..hf.tokenize_local import DEFAULT_BATCH_SIZE, check_job, check_options, tokenize_local
 from ..output_folders import write_folder
-from .. import word_counts as _wc
 from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
                       shutdown_ray, to_ray_dataset)
 
@@ -97,7 +96,7 @@ def _tokenize_file(path: str, kind: str, row_groups, target: str, key: tuple, te
     """Ray task: a text file's lines (cut as word counting cuts them), a JSON Lines file's
     documents or a run of a parquet file's row groups, encoded into the parquet file ``target``."""
     if kind == "text":
-        docs = _wc.text_lines(path, 1, read_bytes(path), encoding_errors)
+        docs = text_lines(path, 1, read_bytes(path), encoding_errors)
     else:
         docs = list(read_documents(path, kind, text_column, encoding_errors, row_groups))
     return _write_part(target, _worker_encoder(key), docs, path, batch_size)

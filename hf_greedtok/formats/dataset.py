@@ -7,11 +7,14 @@ the folder read as one table (``pyarrow.parquet.read_table(folder)``,
 ``ray.data.read_parquet(folder)``) holds the documents in input order. The folder's manifest
 (:data:`DATASET_MANIFEST`) is ``_``-prefixed, so parquet readers do not take it for data.
 
-Each part is written through :func:`hf_greedtok.atomic.atomic_write`, whole or absent: a Ray task
-rerun after its worker died writes its part afresh, and removes the temporary the dead one left.
+A Ray task writes its part through :func:`hf_greedtok.atomic.atomic_write` (:func:`write_part`),
+whole or absent: rerun after its worker died, it writes the part afresh and removes the temporary
+the dead one left. The local engine writes its one part straight into the folder being built
+(:func:`write_tables`), which :func:`hf_greedtok.output_folders.write_folder` puts in place whole.
 """
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,30 +40,40 @@ class TokenizedDataset:
     rows: int
 
 
-def write_part(target: Union[str, os.PathLike], tables: Iterable["pa.Table"],
-               empty: Callable[[], "pa.Table"]) -> None:
-    """Write ``tables``, in order, as the parquet file ``target``, atomically; without any table,
-    ``empty()`` (a table of no rows, so that readers find the columns).
+def write_tables(path: Union[str, os.PathLike], tables: Iterable["pa.Table"],
+                 empty: Callable[[], "pa.Table"]) -> None:
+    """Write ``tables``, in order, as the parquet file ``path``, where nobody reads it before it
+    is done (a folder being built, a temporary); without any table, ``empty()`` (a table of no
+    rows, so that readers find the columns).
 
     Raises:
-        Whatever ``tables`` raises while they are made (a document that is not text...): no
-        file is left, under ``target``'s name or another. OSError: as
-        :func:`~hf_greedtok.atomic.atomic_write`.
+        Whatever ``tables`` raises while they are made (a document that is not text...).
     """
     import pyarrow.parquet as pq
     tables = iter(tables)
+    first = next(tables, None)
+    if first is None:
+        pq.write_table(empty(), path)
+        return
+    with pq.ParquetWriter(path, first.schema) as writer:
+        writer.write_table(first)
+        for table in tables:
+            writer.write_table(table)
+
+
+def write_part(target: Union[str, os.PathLike], tables: Iterable["pa.Table"],
+               empty: Callable[[], "pa.Table"]) -> None:
+    """:func:`write_tables` through :func:`~hf_greedtok.atomic.atomic_write`: ``target`` is whole
+    or absent, for a Ray task that may be rerun after its worker died.
+
+    Raises:
+        Whatever ``tables`` raises: no file is left, under ``target``'s name or another.
+        OSError: as :func:`~hf_greedtok.atomic.atomic_write`.
+    """
+    tables = iter(tables)
     first = next(tables, None)     # made before the temporary exists: a task killed meanwhile leaves none
-
-    def fill(fd: int, tmp: str) -> None:
-        if first is None:
-            pq.write_table(empty(), tmp)
-            return
-        with pq.ParquetWriter(tmp, first.schema) as writer:
-            writer.write_table(first)
-            for table in tables:
-                writer.write_table(table)
-
-    atomic_write(target, fill)
+    rest = itertools.chain([first], tables) if first is not None else ()
+    atomic_write(target, lambda fd, tmp: write_tables(tmp, rest, empty))
 
 
 def read_summary(folder: Union[str, os.PathLike]) -> TokenizedDataset:

@@ -17,15 +17,21 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
+from ..defaults import ENCODING_ERRORS
 from ..errors import CorpusError
 from ..remote import is_uri, local_path, message_first_line
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 _BOM = "\ufeff"
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 KINDS = ("text", "json", "parquet")
+#: Text files are read in chunks of about this many bytes, cut at line ends (:func:`text_chunks`).
+CHUNK_BYTES = 1 << 22
 
 
 def check_input_file(path: Path) -> None:
@@ -65,6 +71,82 @@ def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) ->
             if k == 1 and strip_bom and text.startswith(_BOM):
                 text = text[1:]
             yield k, text
+
+
+def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
+    """The lines of a chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's
+    number), each keeping its ``"\\n"``; the last one may lack it. Word counting and dataset
+    tokenization cut text files with this one function, so both see the same lines.
+
+    Raises:
+        CorpusError: a NUL byte, or invalid UTF-8 under ``encoding_errors="strict"`` (file and
+            line named).
+    """
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
+                          "NUL byte: this looks like a binary file, not text")
+    try:
+        text = data.decode("utf-8", errors=encoding_errors)
+    except UnicodeDecodeError as e:
+        line = first_line + data.count(b"\n", 0, e.start)
+        raise CorpusError(source, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); pass "
+                                        "encoding_errors='replace' or 'ignore' (CLI: --encoding-errors) "
+                                        "to accept it") from None
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def text_chunks(paths: Sequence[Path], bar: Optional["tqdm"] = None) -> Iterator[tuple[str, int, bytes]]:
+    """(file, number of the chunk's first line, bytes) of text files, read in chunks of about
+    :data:`CHUNK_BYTES` cut after a ``"\\n"`` (a file's last chunk may end without one), for
+    :func:`text_lines`; ``bar`` is advanced by the bytes read. The paths are not checked."""
+    for path in paths:
+        line = 1
+        rest = b""
+        with open(path, "rb") as f:
+            while True:
+                block = f.read(CHUNK_BYTES)
+                if bar is not None:
+                    bar.update(len(block))
+                if not block:
+                    break
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                yield str(path), line, data[:cut]
+                line += data.count(b"\n", 0, cut)
+                rest = data[cut:]
+        if rest:
+            yield str(path), line, rest
+
+
+def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
+                    ) -> Iterator[tuple[Path, int, str]]:
+    """(file, line number, line without its end) of UTF-8 text files; errors name file and line.
+
+    Raises:
+        CorpusError: a missing file, invalid UTF-8 (strict), or a NUL byte.
+    """
+    if encoding_errors not in ENCODING_ERRORS:
+        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
+    for p in map(local_path, paths):
+        check_input_file(p)
+        with open(p, "rb") as f:
+            for k, raw in enumerate(f, 1):
+                if b"\0" in raw:
+                    raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
+                try:
+                    text = raw.decode("utf-8", errors=encoding_errors)
+                except UnicodeDecodeError as e:
+                    raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
+                                                 "--encoding-errors replace or ignore to accept it") from None
+                yield p, k, text.rstrip("\r\n")
 
 
 def input_kind(path: Union[str, os.PathLike]) -> str:

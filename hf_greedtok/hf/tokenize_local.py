@@ -2,10 +2,10 @@
 
 Documents are read as the Ray engine reads them (:mod:`hf_greedtok.formats.sources`), encoded
 by one :class:`~hf_greedtok.hf.folder_encoder.FolderEncoder` with ``num_threads`` native
-threads, and written as one part (:func:`hf_greedtok.formats.dataset.write_part`) of a folder
+threads, and written as one part (:func:`hf_greedtok.formats.dataset.write_tables`) of a folder
 put in place as every hf-greedtok folder is (:func:`hf_greedtok.output_folders.write_folder`).
 A text file's documents are its lines, each keeping its ``"\\n"``, cut and decoded exactly as word
-counting cuts them (:func:`hf_greedtok.word_counts.text_lines`), so the ids' total equals the
+counting cuts them (:func:`hf_greedtok.formats.sources.text_lines`), so the ids' total equals the
 token count the trainer reports on the same file; JSON Lines and parquet documents are the
 ``text_column`` values, one per line / row. Rows keep the inputs' order.
 
@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence, Union
 
 from ..defaults import ENCODING_ERRORS
-from ..formats.dataset import TokenizedDataset, read_summary, write_part
-from ..formats.sources import read_documents, resolve_inputs, single_kind
+from ..formats.dataset import TokenizedDataset, read_summary, write_tables
+from ..formats.sources import read_documents, resolve_inputs, single_kind, text_chunks, text_lines
 from ..output_folders import check_target, check_writable, write_folder
-from .. import word_counts as _wc
 from .folder import check_tokenizer_folder
 from .folder_encoder import FolderEncoder
 
@@ -76,8 +75,8 @@ def local_documents(kinds: dict[str, list[str]], text_column: str, encoding_erro
     """
     kind, files = single_kind(kinds)
     if kind == "text":
-        for source, first, data in _wc._file_chunks([Path(f) for f in files], None):
-            lines = _wc.text_lines(source, first, data, encoding_errors)
+        for source, first, data in text_chunks([Path(f) for f in files]):
+            lines = text_lines(source, first, data, encoding_errors)
             for k in range(0, len(lines), batch_size):
                 yield source, None, lines[k:k + batch_size]
         return
@@ -136,7 +135,7 @@ def tokenize_local(inputs: Union[PathLike, Sequence[PathLike]], tokenizer_dir: P
                                 attention_mask=attention_mask, num_threads=num_threads)
         tables = (encoder.encode_documents(docs, source, first)
                   for source, first, docs in local_documents(kinds, text_column, encoding_errors, batch_size))
-        write_part(folder / "part-00000.parquet", tables, lambda: encoder.encode_table([]))
+        write_tables(folder / "part-00000.parquet", tables, lambda: encoder.encode_table([]))
 
     write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=not_inside)
     return read_summary(output)
