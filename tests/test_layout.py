@@ -251,4 +251,5 @@ def test_moved_names_keep_their_old_import_paths():
     assert encoding.FolderEncoder is folder_encoder.FolderEncoder
     for name in ("iter_count_tables", "is_parquet_table", "table_place"):
         assert getattr(word_counts, name) is getattr(count_table, name)
-    assert word_counts.check_input_file is formats_sources.check_input_file
+    for name in ("check_input_file", "iter_utf8_lines", "iter_text_lines", "text_lines"):
+        assert getattr(word_counts, name) is getattr(formats_sources, name)
