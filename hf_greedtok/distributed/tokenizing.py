@@ -86,7 +86,8 @@ def _write_part(target: str, encoder: FolderEncoder, docs: list, source: str, ba
     """Encode ``docs`` ``batch_size`` at a time into the parquet file ``target``; returns its rows.
     Written whole or not at all (:func:`~hf_greedtok.formats.dataset.write_part`), so a task
     killed mid-write and rerun leaves one whole file."""
-    tables = (encoder.encode_documents(docs[k:k + batch_size], source, k + 1) for k in range(0, len(docs), batch_size))
+    tables = (encoder.encode_documents(docs[k:k + batch_size], source, k + 1)
+              for k in range(0, len(docs), batch_size))
     write_part(target, tables, lambda: encoder.encode_table([]))
     return len(docs)
 
