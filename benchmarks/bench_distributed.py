@@ -145,7 +145,7 @@ def shuffle_volume(files: list[str]) -> dict:
     import ray
     from hf_greedtok import ByteLevel
     from hf_greedtok.distributed.counting import _file_tasks
-    from hf_greedtok.distributed.sources import resolve_inputs
+    from hf_greedtok.formats.sources import resolve_inputs
     from hf_greedtok.special_tokens import counting_pipeline
     pre, norm = counting_pipeline(ByteLevel(), None, ())
     # one partition: each task returns (its table, its row count)

@@ -34,7 +34,7 @@ from hf_greedtok.experiments.evaluation import evaluate_texts
 from hf_greedtok.indic.lookup import MorphLookup
 from hf_greedtok.pre_tokenizers import Metaspace
 from hf_greedtok.indic.units import starts_with_mark
-from hf_greedtok.word_counts import iter_count_tables
+from hf_greedtok.formats.count_table import iter_count_tables
 from transformers import AutoTokenizer
 
 VARIANTS = [  # name, algorithm, units, lookup

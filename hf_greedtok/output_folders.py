@@ -36,7 +36,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, Union
 
-from .atomic import current_umask, held_elsewhere, lock, open_to_lock
+from .atomic import held_elsewhere, is_temporary, lock, open_to_lock, temporary_prefix, usual_mode
 from .errors import OutputError
 from .formats.manifest import (COMPARE, DATASET, DATASET_MANIFEST_NAME, HIERARCHICAL, KINDS, MANIFEST_NAME,
                                TOKENIZER, TSR, Manifest, manifest_name, read_folder_manifest, write_manifest)
@@ -297,13 +297,12 @@ def _marker_state(folder: Path, name: str) -> Optional[str]:
 
 def _leftovers(out: Path, kind: str) -> list[Path]:
     """``out``'s siblings named as :func:`write_folder` names its temporary folders ("new" or "old")."""
-    prefix = f".{out.name}.{kind}-"
+    prefix = temporary_prefix(out, f"{kind}-")
     try:
         names = os.listdir(out.parent)
     except OSError:
         return []
-    return sorted(out.parent / n for n in names
-                  if n.startswith(prefix) and re.fullmatch(r"[a-z0-9_]+", n[len(prefix):]))
+    return sorted(out.parent / n for n in names if is_temporary(n, prefix))
 
 
 def clean_leftovers(out: PathLike) -> list[str]:
@@ -392,12 +391,12 @@ def write_folder(out: PathLike, write: Callable[[Path], None], *, kind: str, ove
     check_target(out, kind=kind, overwrite=overwrite, inputs=inputs)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        new = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        new = Path(tempfile.mkdtemp(prefix=temporary_prefix(out, "new-"), dir=out.parent))
     except OSError as e:
         raise OutputError(out, f"cannot be created ({e.strerror or e})") from None
     marker = None
     try:
-        new.chmod(0o777 & ~current_umask())   # mkdtemp creates 0700
+        new.chmod(usual_mode(folder=True))
         marker = _start_writing(new, out, kind)
         write(new)
         files = [f for f in _files(new) if f != new / WRITING_MARKER]
@@ -415,7 +414,7 @@ def _put_in_place(new: Path, out: Path) -> None:
     if not os.path.lexists(out):
         os.rename(new, out)
         return
-    holder = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    holder = Path(tempfile.mkdtemp(prefix=temporary_prefix(out, "old-"), dir=out.parent))
     aside = holder / out.name
     try:
         os.rename(out, aside)

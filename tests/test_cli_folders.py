@@ -188,8 +188,9 @@ def test_parallel_counting_gives_the_serial_counter_in_the_same_order(monkeypatc
     word order (which feeds training) does not depend on scheduling."""
     from hf_greedtok import ByteLevel, count_words_in_files
     from hf_greedtok import word_counts
+    from hf_greedtok.formats import sources
     monkeypatch.setattr(word_counts, "_PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(word_counts, "_CHUNK_BYTES", 2048)      # ~190 chunks of the example text
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 2048)      # ~190 chunks of the example text
     serial = count_words_in_files([EXAMPLE_TEXT], ByteLevel(), num_proc=1, show_progress=False)
     for _ in range(3):
         parallel = count_words_in_files([EXAMPLE_TEXT], ByteLevel(), num_proc=2, show_progress=False)

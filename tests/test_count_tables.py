@@ -14,9 +14,9 @@ import pytest
 from corpora import corpus
 
 from hf_greedtok import ByteLevel
-from hf_greedtok import word_counts as wc_module
 from hf_greedtok.cli import main
 from hf_greedtok.errors import CorpusError
+from hf_greedtok.formats import count_table
 from hf_greedtok.word_counts import iter_count_tables, read_count_tables
 
 pa = pytest.importorskip("pyarrow", reason="parquet count tables need the ray extra (pyarrow)")
@@ -98,7 +98,7 @@ def test_a_parquet_table_under_another_name_is_read_as_parquet(tmp_path):
 
 
 def test_parquet_rows_are_numbered_across_read_batches(tmp_path, monkeypatch):
-    monkeypatch.setattr(wc_module, "_PARQUET_BATCH_ROWS", 2)
+    monkeypatch.setattr(count_table, "_PARQUET_BATCH_ROWS", 2)
     table = tmp_path / "counts.parquet"
     pq.write_table(pa.table({"word": ["a", "b", "c", "d", "b"], "count": [1, 2, 3, 4, 5]}), table)
     with pytest.raises(CorpusError, match=r"counts.parquet, row 5: word 'b' listed again \(first on row 2\)"):

@@ -230,7 +230,7 @@ def file_documents(paths):
 
 def backend_ids(folder, docs, **kwargs):
     """tok(doc) through the transformers backend (not the native batch path tokenize uses)."""
-    from hf_greedtok.distributed.encoding import load_folder_tokenizer
+    from hf_greedtok.hf.folder_encoder import load_folder_tokenizer
     tok = load_folder_tokenizer(folder, **kwargs)
     tok.native_batch_path = False
     return tok(docs)["input_ids"]
@@ -307,9 +307,9 @@ def test_a_worker_killed_once_is_retried_and_the_results_stay_exact(cluster, sli
 
 def test_a_part_is_written_whole_in_order_and_a_rerun_replaces_it(slices, tmp_path):
     """Every tokenizing task writes its part with ``_write_part``: batch after batch in order,
-    under a ``_`` name renamed at the end, so a task that died mid-write and was rerun leaves
+    under a temporary name renamed at the end, so a task that died mid-write and was rerun leaves
     one whole file; a document that is not text stops it with the document's number."""
-    from hf_greedtok.distributed.encoding import FolderEncoder
+    from hf_greedtok.hf.folder_encoder import FolderEncoder
     from hf_greedtok.distributed.tokenizing import _write_part
     folder, files = slices
     encoder = FolderEncoder(folder / "optimal")
@@ -434,7 +434,7 @@ def test_tokenize_a_bpe_folder_as_transformers_does(slices, tmp_path):
        prefix=st.lists(st.integers(0, 9), max_size=2), suffix=st.lists(st.integers(0, 9), max_size=2))
 def test_wrap_rows_puts_the_template_around_every_row(rows, prefix, suffix):
     import numpy as np
-    from hf_greedtok.distributed.encoding import wrap_rows
+    from hf_greedtok.hf.folder_encoder import wrap_rows
     ids = np.array([i for r in rows for i in r], dtype=np.int32)
     offsets = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
     out, bounds = wrap_rows(ids, offsets, prefix, suffix)

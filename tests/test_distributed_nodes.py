@@ -21,7 +21,8 @@ import pyarrow.parquet as pq  # noqa: E402
 from ray_nodes import Nodes, write_inputs  # noqa: E402
 
 from hf_greedtok.cli import main  # noqa: E402
-from hf_greedtok.distributed import sources  # noqa: E402
+from hf_greedtok.atomic import TEMP_SUFFIX  # noqa: E402
+from hf_greedtok.formats import sources  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,7 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
         assert there.read_bytes() == local.read_bytes()
     else:
         assert pq.read_table(there).equals(pq.read_table(local))
-        assert not [p.name for p in there.iterdir() if p.name.endswith(".partial")]
+        assert not [p.name for p in there.iterdir() if p.name.endswith(TEMP_SUFFIX)]
 
 
 def test_hierarchical_survives_a_lost_node(nodes, inputs, tmp_path):

@@ -22,6 +22,7 @@ psutil = pytest.importorskip("psutil", reason="killing Ray workers needs psutil 
 import pyarrow.parquet as pq  # noqa: E402
 
 from hf_greedtok import ByteLevel, CorpusError  # noqa: E402
+from hf_greedtok.atomic import TEMP_SUFFIX  # noqa: E402
 from hf_greedtok.cli import main  # noqa: E402
 from hf_greedtok.word_counts import count_words  # noqa: E402
 
@@ -192,7 +193,7 @@ def test_a_tokenizing_task_killed_mid_file_is_rerun_and_the_ids_stay_exact(clust
         assert main([*common, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
     assert len(killer.killed) == 1, "no tokenizing task was caught running"
     assert pq.read_table(tmp_path / "ray").equals(pq.read_table(tmp_path / "local"))
-    assert not [p.name for p in (tmp_path / "ray").iterdir() if p.name.endswith(".partial")]
+    assert not [p.name for p in (tmp_path / "ray").iterdir() if p.name.endswith(TEMP_SUFFIX)]
 
 
 def test_a_tokenize_run_whose_tasks_always_die_fails_clearly_and_leaves_nothing(cluster, shards, tmp_path, capsys):

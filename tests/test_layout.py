@@ -17,7 +17,7 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
-from corpora import REPO
+from corpora import EXAMPLE_TEXT, REPO
 
 import hf_greedtok
 
@@ -219,3 +219,39 @@ def test_the_distributed_engine_sits_on_top(graph):
                     and (n.module or "").split(".")[0] == "ray")]
         assert ray_in(top) == [], (name, ray_in(top))
         assert ray_in(anywhere) == [] or in_room(name, "hf_greedtok.distributed"), (name, ray_in(anywhere))
+
+
+def test_the_local_engine_never_enters_the_distributed_room(tmp_path):
+    """``count``, ``train`` and ``tokenize`` with ``--engine local`` (the default) import nothing
+    of hf_greedtok.distributed: inputs are read by formats/, folders encoded by hf/ (issue 30)."""
+    pytest.importorskip("pyarrow", reason="tokenize writes parquet (the ray extra)")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"text": "the cat sat on the mat"}\n{"text": "a dog"}\n', encoding="utf-8")
+    counts, tok, ids = tmp_path / "counts.tsv", tmp_path / "tok", tmp_path / "ids"
+    result = run_clean(f"""
+        import sys
+        from hf_greedtok.cli import main
+        for argv in (["count", {str(EXAMPLE_TEXT)!r}, {str(docs)!r}, "-o", {str(counts)!r}, "--quiet"],
+                     ["train", {str(counts)!r}, "--counts", "--no-prefix-space", "--vocab-size", "300",
+                      "-o", {str(tok)!r}, "--quiet"],
+                     ["tokenize", {str(tok)!r}, {str(docs)!r}, "-o", {str(ids)!r}, "--engine", "local", "--quiet"]):
+            assert main(argv) == 0, argv
+        print(sorted(m for m in sys.modules if m.startswith("hf_greedtok.distributed")))
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert (ids / "part-00000.parquet").is_file()
+
+
+def test_moved_names_keep_their_old_import_paths():
+    from hf_greedtok import distributed, word_counts
+    from hf_greedtok.distributed import encoding, sources
+    from hf_greedtok.formats import count_table, sources as formats_sources
+    from hf_greedtok.hf import folder_encoder
+    assert distributed.resolve_inputs is sources.resolve_inputs is formats_sources.resolve_inputs
+    assert sources.read_documents is formats_sources.read_documents
+    assert encoding.FolderEncoder is folder_encoder.FolderEncoder
+    for name in ("iter_count_tables", "is_parquet_table", "table_place"):
+        assert getattr(word_counts, name) is getattr(count_table, name)
+    for name in ("check_input_file", "iter_utf8_lines", "iter_text_lines", "text_lines"):
+        assert getattr(word_counts, name) is getattr(formats_sources, name)

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     atomically; returns 0. Every input is checked before counting starts (CorpusError: missing
     file or unmatched glob; OutputError: an existing output without ``--overwrite``, or an
     output that is an input)."""
-    from ..distributed.sources import resolve_inputs
+    from ..formats.sources import resolve_inputs
     from ..formats.count_table import write_count_table
     from ..normalizers import normalizer_from_name
     from ..pre_tokenizers import ByteLevel, Metaspace
@@ -95,7 +95,7 @@ def _count_here(args: argparse.Namespace, kinds: dict, counting_pre, counting_no
     parquet file's documents."""
     from collections import Counter
 
-    from ..distributed.sources import read_documents
+    from ..formats.sources import read_documents
     from ..word_counts import count_corpus, count_words
 
     wc = Counter()

@@ -37,23 +37,27 @@ def add_arguments(z: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Encode the inputs' documents with the folder DIR into the parquet folder ``--output``
-    (:func:`hf_greedtok.distributed.tokenize_dataset`, ``--engine local``: this process's native
-    encoder threads; ``ray``: Ray Core tasks); returns 0. Inputs, the folder and the output are
-    checked before any work (CorpusError, GreedTokFileError, OutputError, FileExistsError: exit 2)."""
+    (``--engine local``: this process's native encoder threads,
+    :func:`hf_greedtok.hf.tokenize_local.tokenize_local`; ``ray``: Ray Core tasks,
+    :func:`hf_greedtok.distributed.tokenize_dataset`); returns 0. Inputs, the folder and the
+    output are checked before any work (CorpusError, GreedTokFileError, OutputError,
+    FileExistsError: exit 2)."""
     from .._threads import available_cores
-    from ..distributed.tokenizing import tokenize_dataset
     from .inputs import check_uri_inputs
 
-    local = args.engine == "local"
     check_uri_inputs(args.inputs, args.engine)
-    result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine=args.engine, mode=args.mode,
-                              text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
-                              attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
-                              batch_size=args.batch_size, overwrite=args.overwrite, address=args.ray_address,
-                              max_retries=args.max_retries,
-                              num_cpus=None if local else args.num_proc,
-                              num_threads=(args.num_proc or available_cores()) if local else 1,
-                              show_progress=not args.quiet)
+    options = dict(mode=args.mode, text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
+                   attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
+                   batch_size=args.batch_size, overwrite=args.overwrite)
+    if args.engine == "local":          # the local engine never imports hf_greedtok.distributed
+        from ..hf.tokenize_local import tokenize_local
+        result = tokenize_local(args.inputs, args.tokenizer, args.output,
+                                num_threads=args.num_proc or available_cores(), **options)
+    else:
+        from ..distributed.tokenizing import tokenize_dataset
+        result = tokenize_dataset(args.inputs, args.tokenizer, args.output, engine="ray", address=args.ray_address,
+                                  max_retries=args.max_retries, num_cpus=args.num_proc, show_progress=not args.quiet,
+                                  **options)
     print(f"{result.rows:,} documents tokenized by the {args.engine} engine into {len(result.files)} parquet "
           f"file(s) in {result.path}")
     return 0

@@ -14,7 +14,7 @@ whose worker or node died is rerun (its lost outputs rebuilt from lineage), so a
 time, not counts. The merge is Ray Core tasks, not Ray Data's ``groupby().sum()``: on 43 MB with
 2 CPUs, Ray Data's hash shuffle took 4-6 s of a 6-8.5 s count and its sort shuffle 17 s, while
 these tasks merge the same 576,000 partial rows in about 0.2 s (benchmarks/RESULTS.md, issue 16).
-Files are read by our own readers (:func:`~hf_greedtok.distributed.sources.read_documents`), as
+Files are read by our own readers (:func:`~hf_greedtok.formats.sources.read_documents`), as
 the local engine reads them, so an error names the file and line in one line on both engines.
 
 Why counts cannot disagree with :func:`hf_greedtok.word_counts.count_words_in_files` /
@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
 
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
+from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
@@ -47,7 +48,6 @@ from .. import word_counts as _wc
 from .._progress import progress_bar
 from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
                       to_ray_dataset)
-from .sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
 
 if TYPE_CHECKING:
     import datasets

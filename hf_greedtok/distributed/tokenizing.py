@@ -1,4 +1,5 @@
-"""Tokenizing a dataset into parquet, on Ray or in this process (issue 16 item 3).
+"""Tokenizing a dataset into parquet on Ray (issue 16 item 3); ``engine="local"`` is
+:func:`hf_greedtok.hf.tokenize_local.tokenize_local`, this process.
 
 Shape of the Ray job::
 
@@ -9,9 +10,9 @@ Shape of the Ray job::
     columns: input_ids (list<int32>) [, attention_mask (list<int8>)]
 
 Every task is a Ray Core task with ``max_retries``: one whose worker or node died is rerun and
-rewrites its part from the start (written under a ``_`` name and renamed, so a part is whole or
-absent), so a lost node costs time, not rows. Files are read by our own readers, as the local
-engine reads them (:func:`~hf_greedtok.distributed.sources.read_documents`), so an error names
+rewrites its part from the start (:func:`hf_greedtok.formats.dataset.write_part`: a part is whole
+or absent), so a lost node costs time, not rows. Files are read by our own readers, as the local
+engine reads them (:func:`~hf_greedtok.formats.sources.read_documents`), so an error names
 the file and line in one line on both engines. Text files went to plain tasks rather than Ray
 Data first: on 43 MB with 2 CPUs the Ray Data job (read, actor pool, write) ran at 0.35x the local
 engine's speed, its fixed costs larger than the encoding (benchmarks/RESULTS.md, issue 16); the
@@ -24,7 +25,7 @@ row k of the output, read back as one table (``pyarrow.parquet.read_table(output
 ``ray.data.read_parquet(output)``), is
 document k of the inputs taken in the order given. A text file's documents are its lines, each
 keeping its ``"\\n"``, cut and decoded exactly as word counting cuts them
-(:func:`hf_greedtok.word_counts.text_lines`), so the ids' total equals the token count the
+(:func:`hf_greedtok.formats.sources.text_lines`), so the ids' total equals the token count the
 trainer reports on the same file; JSON Lines and parquet documents are the ``text_column``
 values, one per line / row.
 
@@ -37,43 +38,29 @@ the output's name, and ``overwrite`` replaces only a folder this function wrote.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
-from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
+from ..defaults import DEFAULT_MAX_RETRIES
 from ..errors import CorpusError
-from ..formats.manifest import DATASET_MANIFEST_NAME
-from ..hf.folder import check_tokenizer_folder
-from .. import word_counts as _wc
-from .encoding import FolderEncoder
+from ..formats.dataset import DATASET_MANIFEST, TokenizedDataset, read_summary, write_part
+from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs, single_kind, text_lines
+from ..hf.folder_encoder import FolderEncoder
+from ..hf.tokenize_local import DEFAULT_BATCH_SIZE, check_job, check_options, tokenize_local
+from ..output_folders import write_folder
 from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
                       shutdown_ray, to_ray_dataset)
-from .sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
 
 if TYPE_CHECKING:
     import datasets
-    import pyarrow as pa
     import ray.data
 
-#: The output folder's manifest: ``_``-prefixed, so parquet readers do not take it for data.
-DATASET_MANIFEST = DATASET_MANIFEST_NAME
-#: Documents per encoder call: large enough that Ray's per-batch cost (about a millisecond)
-#: stays small next to encoding (English text at 100 bytes a line: about 0.4 MB per batch).
-DEFAULT_BATCH_SIZE = 4096
+__all__ = ["DATASET_MANIFEST", "DEFAULT_BATCH_SIZE", "ENGINES", "TokenizedDataset", "tokenize_dataset"]
+
 ENGINES = ("ray", "local")
 
 Source = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], "ray.data.Dataset", "datasets.Dataset"]
-
-
-@dataclass(frozen=True)
-class TokenizedDataset:
-    """What :func:`tokenize_dataset` wrote: the folder, its parquet files and their rows."""
-
-    path: Path
-    files: tuple[str, ...]
-    rows: int
 
 
 # The encoder a Ray worker process keeps between tasks, with its key: folder, the folder's
@@ -97,24 +84,11 @@ def _folder_stamp(folder: Path) -> tuple:
 
 def _write_part(target: str, encoder: FolderEncoder, docs: list, source: str, batch_size: int) -> int:
     """Encode ``docs`` ``batch_size`` at a time into the parquet file ``target``; returns its rows.
-    Written under a ``_``-prefixed name (parquet readers skip it) and renamed, so a task killed
-    mid-write and rerun leaves one whole file."""
-    import pyarrow.parquet as pq
-    partial = os.path.join(os.path.dirname(target), "_" + os.path.basename(target) + ".partial")
-    if not docs:        # an empty table, so that readers find the columns
-        pq.write_table(encoder.encode_table([]), partial)
-    else:
-        writer = None
-        try:
-            for k in range(0, len(docs), batch_size):
-                table = _encode_docs(encoder, docs[k:k + batch_size], source, k + 1)
-                if writer is None:
-                    writer = pq.ParquetWriter(partial, table.schema)
-                writer.write_table(table)
-        finally:
-            if writer is not None:
-                writer.close()
-    os.replace(partial, target)
+    Written whole or not at all (:func:`~hf_greedtok.formats.dataset.write_part`), so a task
+    killed mid-write and rerun leaves one whole file."""
+    tables = (encoder.encode_documents(docs[k:k + batch_size], source, k + 1)
+              for k in range(0, len(docs), batch_size))
+    write_part(target, tables, lambda: encoder.encode_table([]))
     return len(docs)
 
 
@@ -123,7 +97,7 @@ def _tokenize_file(path: str, kind: str, row_groups, target: str, key: tuple, te
     """Ray task: a text file's lines (cut as word counting cuts them), a JSON Lines file's
     documents or a run of a parquet file's row groups, encoded into the parquet file ``target``."""
     if kind == "text":
-        docs = _wc.text_lines(path, 1, read_bytes(path), encoding_errors)
+        docs = text_lines(path, 1, read_bytes(path), encoding_errors)
     else:
         docs = list(read_documents(path, kind, text_column, encoding_errors, row_groups))
     return _write_part(target, _worker_encoder(key), docs, path, batch_size)
@@ -137,15 +111,6 @@ def _tokenize_block(block, target: str, key: tuple, text_column: str, source: st
     if text_column not in table.column_names:
         raise CorpusError(source, None, f"no column {text_column!r} (columns: {table.column_names})")
     return _write_part(target, _worker_encoder(key), table.column(text_column).to_pylist(), source, batch_size)
-
-
-def _encode_docs(encoder: FolderEncoder, docs: list, source: str, first: Optional[int] = None) -> "pa.Table":
-    """Encode one batch; ``first``: the number of its first document in ``source``, if known."""
-    bad = next((k for k, d in enumerate(docs) if not isinstance(d, str)), None)
-    if bad is not None:      # a null or a number among the documents
-        which = f"document {first + bad}" if first is not None else "a document"
-        raise CorpusError(source, None, f"{which} is {type(docs[bad]).__name__}, not text")
-    return encoder.encode_table(docs)
 
 
 def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, text_column: str,
@@ -181,57 +146,6 @@ def _submit(task, *args) -> tuple:
     return task.remote(*args), None
 
 
-def _single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
-    if len(kinds) > 1:
-        raise CorpusError(", ".join(f for files in kinds.values() for f in files), None,
-                          f"inputs of different kinds ({', '.join(kinds)}): tokenize one kind at a time, so "
-                          "rows keep the inputs' order")
-    return next(iter(kinds.items()))
-
-
-def _local_documents(kinds: dict[str, list[str]], text_column: str, encoding_errors: str,
-                     batch_size: int) -> Iterator[tuple[str, Optional[int], list]]:
-    """(source, number of the batch's first document or None, documents) of the inputs, in
-    order: text files by lines, cut in chunks at line ends as word counting reads them."""
-    kind, files = _single_kind(kinds)
-    if kind == "text":
-        for source, first, data in _wc._file_chunks([Path(f) for f in files], None):
-            lines = _wc.text_lines(source, first, data, encoding_errors)
-            for k in range(0, len(lines), batch_size):
-                yield source, None, lines[k:k + batch_size]
-        return
-    for f in files:
-        batch: list = []
-        first = 1
-        for doc in read_documents(f, kind, text_column, encoding_errors):
-            batch.append(doc)
-            if len(batch) == batch_size:
-                yield f, first, batch
-                first += len(batch)
-                batch = []
-        if batch:
-            yield f, first, batch
-
-
-def _write_local(folder: Path, kinds, tokenizer_dir, mode, add_special_tokens, attention_mask, text_column,
-                 encoding_errors, batch_size, num_threads) -> None:
-    import pyarrow.parquet as pq
-    encoder = FolderEncoder(tokenizer_dir, mode=mode, add_special_tokens=add_special_tokens,
-                            attention_mask=attention_mask, num_threads=num_threads)
-    writer = None
-    try:
-        for source, first, docs in _local_documents(kinds, text_column, encoding_errors, batch_size):
-            table = _encode_docs(encoder, docs, source, first)
-            if writer is None:
-                writer = pq.ParquetWriter(folder / "part-00000.parquet", table.schema)
-            writer.write_table(table)
-        if writer is None:      # no document: an empty table, so that readers find the columns
-            pq.write_table(encoder.encode_table([]), folder / "part-00000.parquet")
-    finally:
-        if writer is not None:
-            writer.close()
-
-
 def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
                      engine: str = "ray", mode: Optional[str] = None, text_column: str = "text",
                      add_special_tokens: bool = True, attention_mask: bool = False,
@@ -251,7 +165,7 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             system; one machine: any local path).
         engine: "ray" (one Ray task per file, run of parquet row groups or Dataset block, each
             worker process loading the tokenizer once) or "local" (this process, ``num_threads``
-            native encoder threads).
+            native encoder threads: :func:`~hf_greedtok.hf.tokenize_local.tokenize_local`).
         mode: "cover" or "optimal" for GreedTok folders (default: the folder's).
         add_special_tokens: BOS/EOS as the folder's post-processor adds them (``tok(text)``).
         attention_mask: also write ``attention_mask`` (list<int8>, all ones).
@@ -284,37 +198,23 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
             attempts (nothing is left under ``output``'s name).
         ValueError: unknown engine or encoding_errors. ImportError: Ray Data or pyarrow missing.
     """
-    from ..output_folders import check_target, check_writable, write_folder
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if encoding_errors not in ENCODING_ERRORS:
-        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ImportError("writing parquet needs pyarrow: pip install 'hf-greedtok[ray]'") from None
+    check_options(encoding_errors, batch_size)
+    if engine == "local":
+        if is_dataset_source(source):
+            raise ValueError("the local engine reads files; tokenize a Dataset with engine='ray'")
+        return tokenize_local(source, tokenizer_dir, output, mode=mode, text_column=text_column,
+                              add_special_tokens=add_special_tokens, attention_mask=attention_mask,
+                              encoding_errors=encoding_errors, batch_size=batch_size, overwrite=overwrite,
+                              num_threads=num_threads)
     tokenizer_dir, output = Path(tokenizer_dir), Path(output)
     # every check before any work: inputs, tokenizer folder, output
+    kinds = None
     if not is_dataset_source(source):
         kinds = resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
-        _single_kind(kinds)
-    elif engine == "local":
-        raise ValueError("the local engine reads files; tokenize a Dataset with engine='ray'")
-    else:
-        kinds = None
-    check_tokenizer_folder(tokenizer_dir)
-    files = [f for fs in (kinds or {}).values() for f in fs if "://" not in f]
-    check_target(output, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
-    check_writable(output)
-
-    if engine == "local":
-        def write(folder: Path) -> None:
-            _write_local(folder, kinds, tokenizer_dir, mode, add_special_tokens, attention_mask, text_column,
-                         encoding_errors, batch_size, num_threads)
-        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
-        return _summary(output)
+        single_kind(kinds)
+    not_inside = check_job(kinds, tokenizer_dir, output, overwrite)
 
     ray = require_ray()
     resolved = tokenizer_dir.resolve()
@@ -330,12 +230,5 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
                     shutdown_ray()
                 raise
 
-        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=[*files, tokenizer_dir])
-    return _summary(output)
-
-
-def _summary(output: Path) -> TokenizedDataset:
-    import pyarrow.parquet as pq
-    files = tuple(sorted(p.name for p in output.glob("*.parquet")))
-    rows = sum(pq.ParquetFile(output / f).metadata.num_rows for f in files)
-    return TokenizedDataset(output, files, rows)
+        write_folder(output, write, kind="dataset", overwrite=overwrite, inputs=not_inside)
+    return read_summary(output)

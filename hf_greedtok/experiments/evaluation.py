@@ -18,9 +18,10 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from ..core import Tokenizer
 from ..errors import CorpusError
+from ..formats.count_table import iter_count_tables
+from ..formats.sources import iter_text_lines
 from ..indic.lookup import MorphLookup
 from ..models import GreedTokModel
-from ..word_counts import iter_count_tables, iter_text_lines
 from .metrics import BoundaryScores, TokenizationStats, token_boundaries
 
 _BATCH = 2048

@@ -15,7 +15,7 @@ import os
 from fractions import Fraction
 from typing import Sequence, Union
 
-from ..word_counts import iter_text_lines
+from ..formats.sources import iter_text_lines
 
 __all__ = ["check_fraction", "read_lines", "split_lines", "split_mask"]
 

@@ -1,9 +1,10 @@
-"""Writing ``{word: count}`` tables: TSV that ``train --counts --no-prefix-space`` reads back, and parquet.
+"""``{word: count}`` tables, TSV and parquet: written by ``hf-greedtok count``
+(:func:`write_count_table`), read by ``train --counts`` (:func:`iter_count_tables`).
 
-The TSV format is the one :func:`hf_greedtok.word_counts.read_count_tables` reads: UTF-8, one
-``word<TAB>count`` entry per line, ASCII digits. The reader pre-tokenizes every entry again, so a
-counted word (already pre-tokenized) is written in the form that reading turns back into exactly
-that word, with ``prefix_space=False`` (CLI: ``--no-prefix-space``):
+The TSV format is the one :func:`iter_count_tables` reads: UTF-8, one ``word<TAB>count`` entry per
+line, ASCII digits. Training (:func:`hf_greedtok.word_counts.read_count_tables`) pre-tokenizes
+every entry again, so a counted word (already pre-tokenized) is written in the form that reading
+turns back into exactly that word, with ``prefix_space=False`` (CLI: ``--no-prefix-space``):
 
 * byte level: the word as it is (``" the"``, with its space);
 * Metaspace: the word without its leading replacement character (reading prepends it).
@@ -16,7 +17,7 @@ are whitespace words such as ``"\\n"`` or ``" \\n\\n"``), the lone ``"▁"`` of 
 of spaces; reading prepends one to every entry), or one that the reader would split differently.
 The parquet table (columns ``word``: string, ``count``: int64) holds every word exactly, as
 counted (a Metaspace word with its leading "▁"); ``train --counts --no-prefix-space`` reads it
-back word for word (:func:`hf_greedtok.word_counts.iter_count_tables`), as do
+back word for word (:func:`iter_count_tables`), as do
 ``ray.data.read_parquet`` and pyarrow.
 
 Rows are sorted by descending count, then by word (code point order), so identical counts give
@@ -29,9 +30,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
-from ..atomic import atomic_write, atomic_write_text
+from ..atomic import atomic_write
+from ..errors import CorpusError
+from ..remote import local_path, message_first_line
+from .sources import check_input_file, iter_utf8_lines
 
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
 
@@ -116,5 +120,169 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
             omitted_occ += count
         else:
             lines.append(f"{form}\t{count}\n")
-    atomic_write_text(target, "".join(lines))
+    atomic_write(target, "".join(lines))
     return TableSummary(target, len(lines), total - omitted_occ, omitted, omitted_occ)
+
+
+# ---------------------------------------------------------------------- reading
+
+_PARQUET_MAGIC = b"PAR1"      # a parquet file opens and ends with it
+_PARQUET_BATCH_ROWS = 1 << 16
+
+
+def is_parquet_table(path: Union[str, os.PathLike]) -> bool:
+    """Whether a count table is read as parquet: its name ends in ``.parquet`` (as for the
+    writer, :func:`write_count_table`), or the file opens and
+    ends with parquet's magic bytes ``PAR1`` (a parquet table under another name)."""
+    if str(path).endswith(".parquet"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != _PARQUET_MAGIC:
+                return False
+            f.seek(-4, os.SEEK_END)
+            return f.read(4) == _PARQUET_MAGIC
+    except OSError:
+        return False           # missing or unreadable: the reader names the problem
+
+
+def table_place(path: Union[str, os.PathLike], n: int) -> tuple[str, Optional[int]]:
+    """(source, line) for a :class:`CorpusError` about entry ``n`` of a count table, as
+    :func:`iter_count_tables` numbers them: a TSV line, or a parquet row (from 1)."""
+    if is_parquet_table(path):
+        return f"{path}, row {n}", None
+    return str(path), n
+
+
+def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tuple[Path, int, str, int]]:
+    """(file, n, word, count) of every entry of count tables, as
+    :func:`hf_greedtok.word_counts.read_count_tables` reads them (same checks and errors),
+    without pre-tokenization.
+
+    A table is either TSV, one ``word<TAB>count`` entry per line (``n`` its line; blank lines
+    skipped), or parquet (:func:`is_parquet_table`), with columns ``word`` (string) and
+    ``count`` (any integer type), other columns ignored, as ``hf-greedtok count -o
+    TABLE.parquet`` writes it (``n`` its row, from 1). In TSV, a count is written in ASCII
+    digits only: a sign, spaces, ``_`` separators or another script's digits (all accepted by
+    ``int``) are errors, and a byte order mark opening a file is dropped.
+
+    Within one file each word is listed once: a word listed again is an error naming both
+    places (the table was probably concatenated or edited by hand, and adding the counts
+    silently would hide that). Across files a word's counts add up: that is how several tables
+    are combined.
+
+    Raises:
+        CorpusError: a missing file or a URI, a TSV line without exactly one tab, a count that is not an
+            integer >= 1, an empty word, a NUL character, invalid UTF-8, a word listed twice in
+            one file (file and line or row given); a parquet file that cannot be read as parquet
+            or lacks a string ``word`` or integer ``count`` column, or a null in either (file named).
+        ImportError: a parquet table without pyarrow installed.
+    """
+    for p in map(local_path, paths):
+        parquet = is_parquet_table(p)
+        unit = "row" if parquet else "line"
+        first: dict[str, int] = {}
+        for n, word, count in (_parquet_table_rows(p) if parquet else _tsv_table_rows(p)):
+            earlier = first.setdefault(word, n)
+            if earlier != n:
+                raise CorpusError(*table_place(p, n), f"word {word!r} listed again (first on {unit} {earlier}): "
+                                                      "a table lists each word once (give several tables to "
+                                                      "add their counts)")
+            yield p, n, word, count
+
+
+def _check_entry(source: str, line: Optional[int], word: str, count: int) -> None:
+    """The checks every table entry passes, TSV or parquet."""
+    if count < 1:
+        raise CorpusError(source, line, f"count {count} must be >= 1")
+    if not word:
+        raise CorpusError(source, line, "empty word")
+    if "\0" in word:
+        raise CorpusError(source, line, "NUL character in word")
+
+
+def _tsv_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
+    source = str(p)
+    for line, text in iter_utf8_lines(p):
+        row = text.rstrip("\r\n").split("\t")
+        if len(row) != 2:
+            if row == [""]:
+                continue                # a blank line
+            raise CorpusError(source, line, f"expected 'word<TAB>count', found {len(row)} "
+                                            "tab-separated fields")
+        word, count_text = row
+        if not (count_text.isascii() and count_text.isdigit()):
+            raise CorpusError(source, line, f"count {count_text!r} is not an integer in ASCII "
+                                            "digits 0-9 (no sign, spaces, separators or other "
+                                            "scripts' digits)")
+        count = int(count_text)
+        _check_entry(source, line, word, count)
+        yield line, word, count
+
+
+def _parquet_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
+    """(row from 1, word, count) of a parquet count table, read in batches (bounded memory)."""
+    check_input_file(p)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(f"{p}: reading a parquet count table needs pyarrow: pip install "
+                          "'hf-greedtok[ray]'") from None
+    source = str(p)
+    try:
+        table = pq.ParquetFile(p)
+    except (pa.ArrowException, OSError) as e:
+        raise CorpusError(source, None, f"not a parquet file ({message_first_line(e)})") from None
+    schema = table.schema_arrow
+    names = schema.names
+    missing = [c for c in ("word", "count") if c not in names]
+    if missing:
+        raise CorpusError(source, None, f"not a count table: no column {' or '.join(map(repr, missing))} "
+                                        f"(columns: {', '.join(names) or 'none'}); expected word (string) "
+                                        "and count (integer)")
+    word_type, count_type = _value_type(schema.field("word").type), _value_type(schema.field("count").type)
+    if not (pa.types.is_string(word_type) or pa.types.is_large_string(word_type)
+            or getattr(pa.types, "is_string_view", lambda t: False)(word_type)):
+        raise CorpusError(source, None, f"not a count table: column 'word' is {word_type}, expected a string type")
+    if not pa.types.is_integer(count_type):
+        raise CorpusError(source, None, f"not a count table: column 'count' is {count_type}, expected an "
+                                        "integer type")
+    row = 0
+    batches = table.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=["word", "count"])
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowException, OSError) as e:
+            raise CorpusError(source, None, f"unreadable parquet after row {row} ({message_first_line(e)})") from None
+        columns = {}
+        for name in ("word", "count"):
+            column = batch.column(name)
+            if column.null_count:
+                first_null = next(k for k, valid in enumerate(column.is_valid().to_pylist()) if not valid)
+                raise CorpusError(f"{source}, row {row + first_null + 1}", None, f"{name} is null")
+            try:
+                columns[name] = column.to_pylist()
+            except UnicodeDecodeError:
+                k = _first_undecodable(column)
+                raise CorpusError(f"{source}, row {row + k + 1}", None, f"invalid UTF-8 in column {name!r}") from None
+        for k, (word, count) in enumerate(zip(columns["word"], columns["count"]), row + 1):
+            _check_entry(f"{source}, row {k}", None, word, count)
+            yield k, word, count
+        row += batch.num_rows
+
+
+def _value_type(arrow_type):
+    """A dictionary-encoded column's value type (pandas' categoricals are written so), else the type."""
+    return getattr(arrow_type, "value_type", arrow_type)
+
+
+def _first_undecodable(column) -> int:
+    for k in range(len(column)):
+        try:
+            column[k].as_py()
+        except UnicodeDecodeError:
+            return k
+    return 0

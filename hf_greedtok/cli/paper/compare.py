@@ -100,7 +100,7 @@ def _write_report(args: argparse.Namespace, result, source: str, folder: Path) -
 
 def _check_held_out_args(args: argparse.Namespace) -> None:
     """Held-out options that cannot work, refused before any reading or training."""
-    from ...word_counts import check_input_file
+    from ...formats.sources import check_input_file
 
     if args.counts:
         raise ValueError("--eval and --holdout-fraction measure running text line by line; they cannot be "

@@ -1,0 +1,195 @@
+"""Batch encoding of documents as a saved tokenizer folder encodes them, into Arrow columns.
+
+:class:`FolderEncoder` is what each worker of ``hf-greedtok tokenize`` holds (one per Ray worker
+process of :func:`hf_greedtok.distributed.tokenize_dataset`, or one in the local engine,
+:func:`hf_greedtok.hf.tokenize_local.tokenize_local`): it loads a folder once and turns a batch
+of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
+``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
+
+GreedTok folders are read without transformers (:func:`native_parts`) and encoded by
+:meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native, the GIL released, one flat buffer) with
+the special tokens the folder's post-processor adds put around each row in numpy: the ids
+:class:`GreedTokTokenizerFast` gives, without building Python lists. Other folders (BPE, CBPE,
+lookup), or a GreedTok folder whose added tokens or post-processor only the backend applies, are
+encoded by the transformers tokenizer's own batch call.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Sequence, Union
+
+import numpy as np
+
+from ..core import Tokenizer
+from ..errors import CorpusError
+from .folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
+from .pipeline import build_backend, native_added_tokens, template
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+#: Arrow types of the written columns: ids as HF models take them, the mask in one byte per token.
+ID_TYPE = "int32"
+MASK_TYPE = "int8"
+
+
+def load_folder_tokenizer(folder: Union[str, os.PathLike], mode: Optional[str] = None):
+    """The transformers tokenizer of any folder ``hf-greedtok train`` or ``Tokenizer.save``
+    writes, checked first (manifest, files present).
+
+    Args:
+        mode: "cover" or "optimal" for a GreedTok folder (default: the folder's).
+
+    Raises:
+        GreedTokFileError: a missing, incomplete or damaged folder (the file named).
+        ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
+    """
+    folder = Path(folder)
+    config = check_tokenizer_folder(folder)
+    from .tokenization_greedtok import GreedTokTokenizerFast
+    if config is None:                      # a Tokenizer.save folder: greedtok.json alone
+        return GreedTokTokenizerFast(greedtok=Tokenizer.load(folder), mode=mode)
+    if not is_greedtok_config(config):
+        if mode is not None:
+            raise ValueError(f"mode: {folder} is a {config.get('tokenizer_class')} folder with one encoder; "
+                             "mode applies to GreedTok folders")
+        from transformers import AutoTokenizer
+        return AutoTokenizer.from_pretrained(str(folder))
+    return GreedTokTokenizerFast.from_pretrained(str(folder), **({"mode": mode} if mode else {}))
+
+
+def wrap_rows(ids: np.ndarray, offsets: np.ndarray, prefix: Sequence[int], suffix: Sequence[int]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Put ``prefix`` before and ``suffix`` after every row of a flat batch.
+
+    Args:
+        ids: int32[T], row t being ``ids[offsets[t]:offsets[t+1]]``.
+        offsets: int64[n + 1].
+
+    Returns:
+        (int32[T + n * (len(prefix) + len(suffix))], int64[n + 1]) in the same layout.
+    """
+    p, s = len(prefix), len(suffix)
+    if p + s == 0:
+        return ids, offsets
+    n = len(offsets) - 1
+    new_offsets = offsets + np.arange(n + 1, dtype=np.int64) * (p + s)
+    out = np.empty(int(new_offsets[-1]), dtype=np.int32)
+    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    out[np.arange(len(ids), dtype=np.int64) + row * (p + s) + p] = ids
+    for j, token in enumerate(prefix):
+        out[new_offsets[:-1] + j] = token
+    for j, token in enumerate(suffix):
+        out[new_offsets[1:] - s + j] = token
+    return out, new_offsets
+
+
+def native_parts(folder: Union[str, os.PathLike], mode: Optional[str] = None
+                 ) -> Optional[tuple[Tokenizer, str, dict[str, int], tuple[int, ...], tuple[int, ...]]]:
+    """(native tokenizer, mode, added tokens, ids before, ids after each text) of a GreedTok
+    folder, read without importing transformers (1.5-2.5 s and about 250 MB per worker), after
+    checking it; None for other folders, or when their added tokens or post-processor need the
+    transformers backend.
+
+    Raises:
+        GreedTokFileError: a missing, incomplete or damaged folder. ValueError: unknown mode.
+    """
+    folder = Path(folder)
+    config = check_tokenizer_folder(folder)
+    if not is_greedtok_config(config):
+        return None
+    if config is None:
+        tok = Tokenizer.load(folder)
+        mode = mode or tok.mode
+        backend = build_backend(tok, mode)
+    else:
+        mode = mode or config.get("mode") or None
+        tok, backend = load_greedtok_backend(folder, {**config, "mode": mode} if mode else config)
+        mode = mode or tok.mode
+    added, tpl = native_added_tokens(backend), template(backend.post_processor, pair=False, add_special_tokens=True)
+    if added is None or tpl is None:
+        return None
+    return tok, mode, added, tpl.runs[0], tpl.runs[1]
+
+
+class FolderEncoder:
+    """Encode batches of documents as a tokenizer folder does, into Arrow list columns.
+
+    Args:
+        folder: any folder ``hf-greedtok train`` writes (GreedTok cover or optimal, BPE, CBPE,
+            lookup) or a ``Tokenizer.save`` folder.
+        mode: "cover" or "optimal" for GreedTok folders (default: the folder's).
+        add_special_tokens: the post-processor's BOS/EOS, as ``tok(text)`` adds them.
+        attention_mask: also return an ``attention_mask`` column (all ones: no padding).
+        num_threads: native encoder threads (GreedTok; ids do not depend on it).
+
+    Raises:
+        GreedTokFileError, ValueError: as :func:`load_folder_tokenizer`.
+    """
+
+    def __init__(self, folder: Union[str, os.PathLike], *, mode: Optional[str] = None,
+                 add_special_tokens: bool = True, attention_mask: bool = False, num_threads: int = 1) -> None:
+        self.add_special_tokens = add_special_tokens
+        self.attention_mask = attention_mask
+        self.num_threads = num_threads
+        self._native = native_parts(folder, mode)
+        self.tokenizer = load_folder_tokenizer(folder, mode) if self._native is None else None
+
+    @property
+    def native(self) -> bool:
+        """Whether batches go through the native flat encoder (else the transformers call)."""
+        return self._native is not None
+
+    def encode_flat(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(ids int32[T], offsets int64[len(texts) + 1]): text t's ids, special tokens included,
+        are ``ids[offsets[t]:offsets[t+1]]``, equal to ``tokenizer(texts)["input_ids"][t]``.
+
+        Raises:
+            TypeError: a text is not str (naming its index in the batch).
+        """
+        if self._native is not None:
+            tok, mode, added, prefix, suffix = self._native
+            ids, offsets = tok.encode_batch_flat(texts, mode=mode, added_tokens=added, num_threads=self.num_threads)
+            return wrap_rows(ids, offsets, prefix, suffix) if self.add_special_tokens else (ids, offsets)
+        texts = list(texts)
+        for k, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"text {k} is {type(t).__name__}, expected str")
+        rows = self.tokenizer(texts, add_special_tokens=self.add_special_tokens, return_attention_mask=False,
+                              verbose=False)["input_ids"] if texts else []
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=offsets[1:])
+        ids = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int32, count=int(offsets[-1]))
+        return ids, offsets
+
+    def encode_table(self, texts: Sequence[str]) -> "pa.Table":
+        """A pyarrow Table with one row per text: ``input_ids`` (list<int32>) and, if asked,
+        ``attention_mask`` (list<int8>, ones)."""
+        import pyarrow as pa
+        ids, offsets = self.encode_flat(texts)
+        if offsets[-1] >= 2 ** 31:
+            raise ValueError(f"a batch of {len(texts)} texts gave {offsets[-1]:,} ids, more than one Arrow list "
+                             "column holds: use a smaller batch size")
+        starts = pa.array(offsets.astype(np.int32))
+        columns = {"input_ids": pa.ListArray.from_arrays(starts, pa.array(ids, type=ID_TYPE))}
+        if self.attention_mask:
+            columns["attention_mask"] = pa.ListArray.from_arrays(starts, pa.array(np.ones(len(ids), np.int8)))
+        return pa.table(columns)
+
+    def encode_documents(self, docs: Sequence, source: str, first: Optional[int] = None) -> "pa.Table":
+        """:meth:`encode_table` of a batch of documents read from ``source``.
+
+        Args:
+            first: the number of the batch's first document in ``source``, if known.
+
+        Raises:
+            CorpusError: a document that is not str (a null, a number), named by its number
+                in ``source`` when ``first`` is known.
+        """
+        bad = next((k for k, d in enumerate(docs) if not isinstance(d, str)), None)
+        if bad is not None:
+            which = f"document {first + bad}" if first is not None else "a document"
+            raise CorpusError(source, None, f"{which} is {type(docs[bad]).__name__}, not text")
+        return self.encode_table(docs)
