@@ -54,9 +54,9 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..defaults import (DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SPLIT, ENCODING_ERRORS, SANDHI_POLICIES,
-                        SPLIT_NAMES)
+from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, SANDHI_POLICIES
 from ..errors import GreedTokError, WorkerLostError
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 
 
 class _Parser(argparse.ArgumentParser):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE
 from ..errors import CorpusError
 from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
 from ..formats.greedtok_json import FILE_NAME
@@ -21,6 +21,7 @@ from ..indic.cbpe import CBPETrainer
 from ..indic.lookup import MorphLookup
 from ..normalizers import UnicodeNormalizer, normalizer_from_name, replace_surrogates
 from ..pre_tokenizers import ByteLevel, Metaspace
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT
 from ..special_tokens import counting_pipeline
 from ..trainers import GreedTokTrainer, bpe_vocab_size, singleton_alphabet
 from ..word_counts import check_learnable, count_corpus, count_words, read_token_list
