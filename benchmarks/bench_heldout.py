@@ -60,7 +60,7 @@ from hf_greedtok.defaults import DEFAULT_MAX_TOKEN_LENGTH
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 from hf_greedtok.models import GreedTokModel
 from hf_greedtok.pre_tokenizers import ByteLevel
-from hf_greedtok.pre_tokenizers.byte_level import GPT4_PATTERN, unicode_to_bytes
+from hf_greedtok.pre_tokenizers import GPT4_PATTERN, unicode_to_bytes
 from hf_greedtok.word_counts import count_words
 
 # (rule of GPT4_PATTERN, its replacement): digits one at a time or in runs of any length instead

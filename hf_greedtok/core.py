@@ -24,7 +24,7 @@ from .errors import GreedTokFileError, InvalidSpec
 from .formats import greedtok_json
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
-from .pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, check_pre_tokenizer, pre_tokenizer_from_dict
+from .pre_tokenizers import ByteLevel, PreTokenizer, check_pre_tokenizer, pre_tokenizer_from_dict
 from .special_tokens import special_token_regex
 
 if TYPE_CHECKING:
@@ -71,9 +71,8 @@ class Tokenizer:
         self.training_info = dict(training_info or {})
         self.cache_words: tuple[str, ...] = tuple(cache_words)
         self._special_split = special_token_regex(model.special_tokens)
-        # the native batch path: split and encode without the GIL (byte-level patterns we ship)
-        self._native_pattern = pre_tokenizer.native_pattern \
-            if isinstance(pre_tokenizer, ByteLevel) and model.splitter is None else -1
+        # the native batch path: split and encode without the GIL (the splits with a native scanner)
+        self._native_pattern = pre_tokenizer.native_pattern
 
     # ------------------------------------------------------------------ encoding
 
@@ -239,17 +238,20 @@ class Tokenizer:
         Raises:
             ValueError: an id outside the vocabulary.
         """
-        if isinstance(self.pre_tokenizer, Metaspace):
-            return self.decoder.decode(self.model.decode_tokens(ids, skip_special_tokens))
+        decoder = self.pre_tokenizer.token_decoder(self.model.special_tokens)
+        if decoder is not None:
+            return decoder.decode(self.model.decode_tokens(ids, skip_special_tokens))
         return self.model.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
 
     @property
     def decoder(self) -> MetaspaceDecoder:
-        """The Metaspace decoder (drops the space encoding prepends to each text run, also after
-        special tokens); byte-level tokenizers decode bytes directly and have none."""
-        if not isinstance(self.pre_tokenizer, Metaspace):
+        """The pre-tokenizer's token decoder (Metaspace: drops the space encoding prepends to each
+        text run, also after special tokens); byte-level tokenizers decode bytes directly and have
+        none."""
+        decoder = self.pre_tokenizer.token_decoder(self.model.special_tokens)
+        if decoder is None:
             raise AttributeError("byte-level tokenizers decode bytes directly and have no token decoder")
-        return MetaspaceDecoder(self.pre_tokenizer.replacement, tuple(self.model.special_tokens))
+        return decoder
 
     # ------------------------------------------------------------------ vocabulary
 

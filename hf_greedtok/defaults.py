@@ -1,5 +1,7 @@
 """Option values shared by the library and the command line. This module imports nothing, so
-``hf-greedtok --help`` can build its parser without loading the trainer or the encoders."""
+``hf-greedtok --help`` can build its parser without loading the trainer or the encoders. The split
+patterns, their names and the command line's default split live in their registry,
+:mod:`hf_greedtok.pre_tokenizers.patterns` (which imports nothing either)."""
 
 # GreedTok's longest candidate token, in units. Measured (benchmarks/bench_max_len.py, RESULTS.md,
 # issue 15): on the shared corpora at 32,768 ids, 16 -> 24 gains 0.2% bytes/token held out and
@@ -10,15 +12,6 @@ DEFAULT_MAX_TOKEN_LENGTH = 24
 # (benchmarks/RESULTS.md, issue 17): 0.3-0.9 points fewer tokens than cover against HF BPE, on
 # held-out lines and on other domains alike, at about the same encoding speed.
 DEFAULT_MODE = "optimal"
-#: The byte-level splits ``--pattern`` names (hf_greedtok.pre_tokenizers.byte_level.PATTERNS
-#: without its aliases cl100k and r50k).
-SPLIT_NAMES = ("gpt4", "gpt2", "o200k", "whitespace", "gpt4-marks")
-#: The split ``hf-greedtok train``, ``count`` and ``compare`` use at byte level unless told: GPT-4's,
-#: with combining marks kept in letter runs. Measured (benchmarks/RESULTS.md, issue 19 item 2):
-#: the same words as gpt4 on text without marks (equal token counts on the English corpora), and
-#: 28-37% lower fertility on unseen Hindi, where gpt4 cuts every word at each vowel sign and
-#: virama. The Python API's ByteLevel() stays GPT-4's split.
-DEFAULT_SPLIT = "gpt4-marks"
 CACHE_WORDS = 1 << 14       # most frequent training words saved to warm a loaded tokenizer's word cache
 ENCODING_ERRORS = ("strict", "replace", "ignore")   # policies for invalid UTF-8 in corpora
 SANDHI_POLICIES = ("skip", "error")                 # lookup entries whose segments do not spell the word

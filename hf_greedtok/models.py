@@ -238,7 +238,7 @@ class GreedTokModel:
         """Split whole texts with a native split pattern and encode their words, without the
         GIL from the first character to the last id: (ids int32[T], offsets int64[len(texts) + 1]).
 
-        ``pattern`` is ``hf_greedtok._pretokenize.native_pattern_id(ByteLevel.pattern)``. The
+        ``pattern`` is the pre-tokenizer's native scanner (:attr:`ByteLevel.native_pattern`). The
         ids equal :meth:`encode_words` over the ``regex`` split of each text; native threads
         (:meth:`RankedEncoder.encode_texts`) take slices of about equal characters, and the ids
         do not depend on their number.

@@ -25,7 +25,7 @@ import regex
 
 from .errors import CorpusError
 from .normalizers import UnicodeNormalizer
-from .pre_tokenizers import ByteLevel, PreTokenizer
+from .pre_tokenizers import PreTokenizer
 
 
 def check_special_tokens(tokens: Iterable[Any], argument: str = "special_tokens") -> list[str]:
@@ -82,7 +82,7 @@ class SpecialSplitPreTokenizer:
     counting worker processes.
 
     Args:
-        pre_tokenizer: the trainer's :class:`ByteLevel` or :class:`Metaspace`.
+        pre_tokenizer: the trainer's pre-tokenizer (:class:`ByteLevel`, :class:`Metaspace`).
         special_tokens: the special token strings (checked with :func:`check_special_tokens`).
         normalizer: the trainer's normalizer, or None.
 
@@ -114,17 +114,9 @@ class SpecialSplitPreTokenizer:
         return words
 
     def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
-        """Words of one count-table entry: the text it stands for (at byte level with
-        ``prefix_space``, the entry after a space; for Metaspace, an entry opening with "▁" is
-        read as :meth:`Metaspace.count_table_word` reads it) split as by :meth:`pre_tokenize`."""
-        if isinstance(self.pre_tokenizer, ByteLevel):
-            return self.pre_tokenize(" " + word if prefix_space else word)
-        replacement = self.pre_tokenizer.replacement
-        if word.startswith(replacement):      # a word as Metaspace shows it (Metaspace.count_table_word)
-            word = word[1:]
-            if not word:
-                return [replacement]
-        return self.pre_tokenize(word)
+        """Words of one count-table entry: the text it stands for, as the wrapped pre-tokenizer
+        reads it (:meth:`PreTokenizer.count_table_word`), split as by :meth:`pre_tokenize`."""
+        return self.pre_tokenizer.count_table_word(word, prefix_space, split=self.pre_tokenize)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names the wrapper lacks; private and dunder names are not delegated

@@ -212,7 +212,7 @@ def test_count_splits_like_train_and_refuses_a_pattern_for_metaspace_units(tmp_p
     --no-prefix-space` sees the words `train` would count; a split pattern has no meaning for
     Metaspace units, as in train."""
     from hf_greedtok import ByteLevel
-    from hf_greedtok.defaults import DEFAULT_SPLIT
+    from hf_greedtok.pre_tokenizers.patterns import DEFAULT_SPLIT
     from hf_greedtok.word_counts import count_corpus, read_count_tables
     text = tmp_path / "hi.txt"
     text.write_text("देवदास नही आया।\nदेवदास कहा\n", encoding="utf-8")

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from hf_greedtok import ByteLevel, CorpusError, GreedTokTrainer, Metaspace, UnicodeNormalizer  # noqa: E402
 from hf_greedtok.cli import main  # noqa: E402
-from hf_greedtok.defaults import DEFAULT_SPLIT  # noqa: E402
+from hf_greedtok.pre_tokenizers.patterns import DEFAULT_SPLIT  # noqa: E402
 from hf_greedtok.distributed import count_words_distributed  # noqa: E402
 from hf_greedtok.formats.count_table import write_count_table  # noqa: E402
 from hf_greedtok.special_tokens import counting_pipeline  # noqa: E402

@@ -1,4 +1,4 @@
-"""The native pre-tokenizer (issue 14 item 2): ``hf_greedtok._pretokenize.split(PATTERN, text)``
+"""The native pre-tokenizer (issue 14 item 2): ``hf_greedtok._pretokenize.split(native_id(PATTERN), text)``
 gives exactly ``regex.findall(PATTERN, text)`` for the five split patterns we ship (GPT-4's
 cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words, and
 GPT-4's with combining marks in its letter runs),
@@ -21,10 +21,9 @@ from corpora import CORPORA, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hf_greedtok._pretokenize import native_pattern_id, split
-from hf_greedtok.defaults import SPLIT_NAMES
-from hf_greedtok.pre_tokenizers.byte_level import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN,
-                                                   PATTERNS, WHITESPACE_PATTERN)
+from hf_greedtok import _pretokenize
+from hf_greedtok.pre_tokenizers.patterns import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS,
+                                                 SPLIT_NAMES, SPLITS, WHITESPACE_PATTERN, native_id)
 
 # pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3,
 # PATTERN_GPT4_MARKS = 4
@@ -35,6 +34,11 @@ COMPILED = {name: regex.compile(pattern) for name, (pattern, _) in NATIVE.items(
 GENERATOR = REPO / "src_ext" / "hf_greedtok" / "gen_unicode_props.py"
 HEADER = REPO / "src_ext" / "hf_greedtok" / "_unicode_props.h"
 DEFAULT_CORPUS_CHARS = 2_000_000
+
+
+def split(pattern: str, text: str) -> list[str]:
+    """The words of ``text`` from the native scanner of the regex ``pattern``."""
+    return _pretokenize.split(native_id(pattern), text)
 
 
 def assert_same_split(name: str, text: str) -> None:
@@ -261,9 +265,19 @@ def test_the_header_records_its_source():
 @pytest.mark.parametrize("name", NAMES)
 def test_native_pattern_id_of_each_shipped_pattern(name):
     pattern, pattern_id = NATIVE[name]
-    assert native_pattern_id(pattern) == pattern_id
-    assert native_pattern_id(PATTERNS[name]) == pattern_id
-    assert native_pattern_id(str(pattern + "x")[:-1]) == pattern_id     # equal, not identical, string
+    assert native_id(pattern) == pattern_id
+    assert native_id(PATTERNS[name]) == pattern_id
+    assert native_id(str(pattern + "x")[:-1]) == pattern_id     # equal, not identical, string
+
+
+def test_the_registry_numbers_the_scanners_as_the_compiled_module_does():
+    # _pretokenize.pxd's cpdef ids: PATTERN_<NAME> for each split, PATTERN_NONE, PATTERN_LAST
+    compiled = {name: getattr(_pretokenize, name) for name in dir(_pretokenize) if name.startswith("PATTERN_")}
+    scanners = {name: i for name, i in compiled.items() if name not in ("PATTERN_NONE", "PATTERN_LAST")}
+    assert scanners == {"PATTERN_" + s.name.upper().replace("-", "_"): s.native_id for s in SPLITS}
+    assert compiled["PATTERN_NONE"] == -1 and compiled["PATTERN_LAST"] == max(s.native_id for s in SPLITS)
+    assert [s.native_id for s in SPLITS] == list(range(len(SPLITS)))
+    assert {s.name: s.native_id for s in SPLITS} == {name: i for name, (_, i) in NATIVE.items()}
 
 
 def test_the_cli_offers_every_shipped_split():
@@ -281,15 +295,15 @@ def test_a_pattern_differing_by_one_character_is_not_native(name):
         for variant in (pattern[:k] + pattern[k + 1:], pattern[:k] + "x" + pattern[k + 1:],
                         pattern[:k] + pattern[k] + pattern[k:]):
             if variant != pattern:
-                assert native_pattern_id(variant) == -1, (k, variant)
+                assert native_id(variant) == -1, (k, variant)
     for variant in (pattern + " ", " " + pattern, pattern.upper(), f"(?:{pattern})"):
         if variant != pattern:
-            assert native_pattern_id(variant) == -1
+            assert native_id(variant) == -1
 
 
 @pytest.mark.parametrize("pattern", ["", "gpt4", "cl100k", "whitespace", r"\w+|\s+", r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""])
 def test_other_patterns_are_not_native(pattern):
-    assert native_pattern_id(pattern) == -1
+    assert native_id(pattern) == -1
     with pytest.raises(ValueError, match="no native pre-tokenizer"):
         split(pattern, "some text")
 
@@ -300,4 +314,6 @@ def test_split_rejects_non_strings():
     with pytest.raises(TypeError):
         split(GPT4_PATTERN, None)
     with pytest.raises(TypeError):
-        native_pattern_id(None)
+        _pretokenize.split(None, "text")
+    with pytest.raises(ValueError, match="no native pre-tokenizer for pattern id 5"):
+        _pretokenize.split(5, "text")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..defaults import DEFAULT_SPLIT, ENCODING_ERRORS, SPLIT_NAMES
+from ..defaults import ENCODING_ERRORS
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
 
 HELP = ("count a corpus's words into a table that `train --counts --no-prefix-space` reads (TSV) or parquet, "

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Optional
 
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_SPLIT, SANDHI_POLICIES, SPLIT_NAMES
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from ..errors import CorpusError
 from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
                       positive_int)

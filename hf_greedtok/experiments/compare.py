@@ -45,6 +45,7 @@ from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
 from ..trainers.cbpe import CBPETrainer
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
+from ..pre_tokenizers.patterns import GPT4
 from ..trainers import GreedTokTrainer, GreedWMCTrainer
 from .evaluation import total_tokens
 
@@ -189,7 +190,7 @@ class Comparison:
 
 
 def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[int], *,
-                        targets: Optional[Sequence[float]] = None, pattern: str = "gpt4",
+                        targets: Optional[Sequence[float]] = None, pattern: str = GPT4.name,
                         max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, source: str = "word counts",
                         num_threads: int = 1, show_progress: bool = True) -> Comparison:
     """Train GreedTok, GreedWMC and HF BPE to max(vocab_sizes) and compare them at every k.

@@ -25,8 +25,8 @@ import numpy as np
 
 from ..core import Tokenizer
 from ..pre_tokenizers import ByteLevel
-from .peers import (SP_EQUAL_SPLIT, SP_LOSSLESS, GreedTokPeer, HFPeer, Peer, SentencePiecePeer, split_label,
-                    train_hf_unigram, train_sentencepiece)
+from .peers import (SP_EQUAL_SPLIT, SP_LOSSLESS, GreedTokPeer, HFPeer, Peer, SentencePiecePeer, train_hf_unigram,
+                    train_sentencepiece)
 
 REFERENCE = "HF BPE"
 IN_SAMPLE = "in sample"
@@ -148,7 +148,7 @@ def train_peers(train_lines: Sequence[str], word_counts: Mapping[str, int], voca
         ValueError: SentencePiece refuses the settings (e.g. a vocabulary too large for the text).
     """
     seconds = {} if seconds is None else seconds
-    byte_split = f"byte level, split {split_label(pattern)}"
+    byte_split = ByteLevel(pattern).label
     bpe_peer = HFPeer(REFERENCE, "tokenizers BpeTrainer", bpe, byte_split)
     started = time.perf_counter()
     unigram = HFPeer("HF Unigram", "tokenizers UnigramTrainer",
@@ -179,7 +179,7 @@ def sentencepiece_peers(train_lines: Sequence[str], word_counts: Mapping[str, in
     """
     seconds = {} if seconds is None else seconds
     split = ByteLevel(pattern)
-    byte_split = f"byte level, split {split_label(pattern)}"
+    byte_split = split.label
     ws = "SentencePiece whitespace (▁, dummy prefix), byte fallback"
     main, equal = [], []
     for model_type in ("bpe", "unigram"):

@@ -25,7 +25,7 @@ import numpy as np
 from ..core import Tokenizer
 from ..pre_tokenizers import ByteLevel
 
-__all__ = ["Peer", "GreedTokPeer", "HFPeer", "SentencePiecePeer", "sentencepiece_module", "split_label",
+__all__ = ["Peer", "GreedTokPeer", "HFPeer", "SentencePiecePeer", "sentencepiece_module",
            "train_hf_unigram", "train_sentencepiece",
            "SP_LOSSLESS", "SP_EQUAL_SPLIT"]
 
@@ -86,7 +86,7 @@ class GreedTokPeer(Peer):
     """A GreedTok-format :class:`Tokenizer` with a fixed encoder ("cover" or "optimal")."""
 
     def __init__(self, name: str, trainer: str, tok: Tokenizer, mode: str, num_threads: int = 1) -> None:
-        super().__init__(name, trainer, _split_name(tok.pre_tokenizer), "none", tok.vocab_size)
+        super().__init__(name, trainer, tok.pre_tokenizer.label, "none", tok.vocab_size)
         self.tok, self.mode, self.num_threads = tok, mode, num_threads
 
     def _measure_batch(self, lines):
@@ -158,24 +158,6 @@ def _from_symbols(symbols: str) -> Optional[str]:
         return symbols.translate(_FROM_SYMBOL).encode("latin-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         return None
-
-
-def _split_name(pre) -> str:
-    if isinstance(pre, ByteLevel):
-        return f"byte level, split {split_label(pre.pattern)}"
-    return type(pre).__name__
-
-
-def split_label(pattern: str) -> str:
-    """"GPT-4 regex" etc. for a pattern we ship, else the pattern itself."""
-    from ..pre_tokenizers.byte_level import PATTERNS
-    names = {"gpt4": "GPT-4 regex", "gpt2": "GPT-2 regex", "o200k": "o200k regex", "whitespace": "' ?\\S+' (words)",
-             "gpt4-marks": "GPT-4 regex, marks kept"}
-    full = PATTERNS.get(pattern, pattern)
-    for key, label in names.items():
-        if PATTERNS.get(key) == full:
-            return label
-    return repr(full)
 
 
 def train_hf_unigram(lines: Iterable[str], vocab_size: int, like, *, show_progress: bool = False):

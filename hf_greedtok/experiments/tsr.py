@@ -36,7 +36,7 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ..errors import CorpusError
-from ..pre_tokenizers import PATTERNS
+from ..pre_tokenizers.patterns import split_name
 from ..vocabularies import Vocabulary
 
 ENGLISH = "en"
@@ -295,7 +295,7 @@ def _pattern_name(vocab: Vocabulary) -> str:
     pattern = getattr(pre, "pattern", None)
     if pattern is None:
         return f"{type(pre).__name__} (the file's own)"
-    return next((name for name, p in PATTERNS.items() if p == pattern), pattern)
+    return split_name(pattern) or pattern
 
 
 def file_part(name: str) -> str:

@@ -16,16 +16,17 @@ from typing import Optional
 from ..errors import GreedTokFileError
 from ..models import GreedTokModel
 from ..pre_tokenizers import HFPreTokenizer, unicode_to_bytes
-
+from ..pre_tokenizers.patterns import vocabulary_split
 
 # OpenAI's published files, by SHA-256 (the expected_hash values of tiktoken_ext.openai_public)
-# -> (name, the split pattern its vocabulary was made with)
-KNOWN_TIKTOKEN_FILES = {
-    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": ("cl100k_base", "gpt4"),
-    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": ("o200k_base", "o200k"),
-    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": ("r50k_base", "gpt2"),
-    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": ("p50k_base", "gpt2"),
+_OPENAI_FILES = {
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": "cl100k_base",
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": "o200k_base",
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": "r50k_base",
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": "p50k_base",
 }
+#: SHA-256 -> (name, the split its vocabulary was made with: the registry's, hf_greedtok.pre_tokenizers.patterns)
+KNOWN_TIKTOKEN_FILES = {digest: (name, vocabulary_split(name)) for digest, name in _OPENAI_FILES.items()}
 
 
 def known_tiktoken_file(path: Path) -> Optional[tuple[str, str]]:

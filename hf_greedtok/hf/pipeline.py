@@ -3,9 +3,11 @@
 The backend is made of standard, serializable components:
 
 * normalizer: ``normalizers.NFC`` (etc.) or none;
-* pre-tokenizer: byte level = ``Split(regex, "isolated")`` + ``ByteLevel(use_regex=False)``
-  (the same words as :class:`hf_greedtok.ByteLevel`); Metaspace = normalizers ``Prepend("▁")``
-  and ``Replace(" ", "▁")``, then ``Metaspace(prepend_scheme="never")``;
+* pre-tokenizer: what the pre-tokenizer says it exports to (``hf_normalizers``,
+  ``hf_pre_tokenizer``, ``hf_decoder`` of :class:`hf_greedtok.pre_tokenizers.PreTokenizer`): byte
+  level = ``Split(regex, "isolated")`` + ``ByteLevel(use_regex=False)`` (the same words as
+  :class:`hf_greedtok.ByteLevel`); Metaspace = normalizers ``Prepend("▁")`` and
+  ``Replace(" ", "▁")``, then ``Metaspace(prepend_scheme="never")``;
 * model: ``Unigram`` over the whole vocabulary in id order, every ordinary piece scored -1.0,
   so its Viterbi returns the fewest tokens with the longest last token on ties: exactly our
   ``optimal`` encoder (special and ``<0xNN>`` pieces score -1e6 so text never selects them;
@@ -36,16 +38,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
-from tokenizers import AddedToken, Encoding, Regex, Token
+from tokenizers import AddedToken, Encoding, Token
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
 from ..atomic import atomic_write_text
 from ..core import Tokenizer
-from ..decoders import MetaspaceDecoder
 from ..models import MODES, Mode
 from ..normalizers import UnicodeNormalizer
-from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer, bytes_to_unicode
+from ..pre_tokenizers import PreTokenizer, bytes_to_unicode
 
 if TYPE_CHECKING:
     from ..indic.lookup import MorphLookup
@@ -68,7 +69,7 @@ def _check_mode(mode: str) -> Mode:
 
 
 def _check_supported(tok: Tokenizer) -> None:
-    if not isinstance(tok.pre_tokenizer, (ByteLevel, Metaspace)):
+    if not tok.pre_tokenizer.exports_to_hf:
         raise ValueError(f"the {type(tok.pre_tokenizer).__name__} pre-tokenizer has no HF export; "
                          "only tokenizers trained by hf-greedtok (byte level or Metaspace) do")
     strings = tok.model._id_to_str
@@ -87,7 +88,7 @@ def _check_supported(tok: Tokenizer) -> None:
 def pure_optimal_problem(tok: Tokenizer) -> Optional[str]:
     """Why no standard ``tokenizer.json`` can encode exactly like ``tok``'s ``optimal`` mode on
     every text, or None when the pure Unigram file is exact (see :func:`standard_pre_tokenizer`)."""
-    if getattr(tok.pre_tokenizer, "lookup", None) is not None:
+    if tok.pre_tokenizer.lookup is not None:
         return "the morphology lookup is a custom pre-tokenizer step"
     single = [s for s in tok.model.special_tokens if len(s) == 1]
     if single:
@@ -122,69 +123,30 @@ def unigram_vocab(tok: Tokenizer) -> list[tuple[str, float]]:
 
 def standard_normalizer(pre: PreTokenizer, normalizer: Optional[UnicodeNormalizer] = None
                         ) -> Optional[normalizers.Normalizer]:
-    """Unicode form, then (Metaspace) "▁" for spaces and a "▁" always prepended.
-
-    The prepend is a normalizer rather than ``Metaspace(prepend_scheme="always")`` because
-    that one skips texts already starting with a space, losing it on decode.
-    """
+    """Unicode form, then the pre-tokenizer's own steps (:meth:`PreTokenizer.hf_normalizers`;
+    Metaspace: "▁" for spaces and a "▁" always prepended)."""
     steps = [] if normalizer is None else [getattr(normalizers, normalizer.form)()]
-    if isinstance(pre, Metaspace):
-        steps += [normalizers.Prepend(pre.replacement), normalizers.Replace(" ", pre.replacement)]
+    steps += pre.hf_normalizers()
     if not steps:
         return None
     return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
 
 
-def standard_pre_tokenizer(pre: PreTokenizer, isolate_outside: Optional[Iterable[str]] = None
+def standard_pre_tokenizer(pre: PreTokenizer, alphabet: Optional[Iterable[str]] = None
                            ) -> pre_tokenizers.PreTokenizer:
-    """The serializable pre-tokenizer giving the same words as ``pre`` (its morphology lookup,
-    if any, is the custom step :class:`MorphLookupPreTokenizer`).
-
-    ``isolate_outside`` (Metaspace only): characters of the alphabet; every other character
-    becomes a word of its own. The Unigram export needs it to equal the native ``optimal``
-    encoder: natively a character outside the alphabet is a hard boundary (no ranked token
-    contains it) encoded as its UTF-8 bytes, but inside one Unigram word its unknown node
-    costs ``min_score - 10``, so a special or ``<0xNN>`` piece spelled out in the text (score
-    ``UNSELECTABLE_SCORE``) would win over it: ``"<0x41>"`` would become the byte "A".
-    """
-    if isinstance(pre, ByteLevel):
-        return pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(pre.pattern), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
-    split = pre_tokenizers.Metaspace(replacement=pre.replacement, prepend_scheme="never", split=True)
-    if isolate_outside is None:
-        return split
-    outside = Regex(outside_class(isolate_outside))
-    return pre_tokenizers.Sequence([split, pre_tokenizers.Split(outside, behavior="isolated")])
-
-
-def outside_class(chars: Iterable[str]) -> str:
-    """An Oniguruma character class matching one character not in ``chars``."""
-    codes = sorted({ord(c) for c in chars})
-    ranges = []
-    for c in codes:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1][1] = c
-        else:
-            ranges.append([c, c])
-    body = "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
-    return f"[^{body}]" if body else r"[\s\S]"
-
-
-def alphabet_chars(tok: Tokenizer) -> set[str]:
-    """The characters of a Metaspace tokenizer's singletons (its alphabet units)."""
-    return {c for unit in tok.model.alphabet for c in unit} | {tok.pre_tokenizer.replacement}
+    """The serializable pre-tokenizer giving the same words as ``pre``
+    (:meth:`PreTokenizer.hf_pre_tokenizer`; its morphology lookup, if any, is the custom step
+    :class:`MorphLookupPreTokenizer`). ``alphabet``: the model's singleton units, for the pure
+    Unigram export, which isolates the characters outside them (Metaspace)."""
+    return pre.hf_pre_tokenizer(alphabet)
 
 
 def standard_decoder(pre: PreTokenizer, special_tokens: Sequence[str] = ()) -> decoders.Decoder:
-    """The decoder inverting the pre-tokenizer: ``decode(encode(x)) == x`` as for ``tok``.
-
-    Metaspace: :meth:`hf_greedtok.decoders.MetaspaceDecoder.to_hf`, which also drops the "▁"
-    prepended to the text after each of ``special_tokens``.
+    """The decoder inverting the pre-tokenizer (:meth:`PreTokenizer.hf_decoder`):
+    ``decode(encode(x)) == x`` as for ``tok``. Metaspace's also drops the "▁" prepended to the
+    text after each of ``special_tokens``.
     """
-    if isinstance(pre, ByteLevel):
-        return decoders.ByteLevel()
-    return MetaspaceDecoder(pre.replacement, tuple(special_tokens)).to_hf()
+    return pre.hf_decoder(special_tokens)
 
 
 def special_added_tokens(backend: HFTokenizer) -> list[str]:
@@ -197,7 +159,7 @@ def refresh_decoder(backend: HFTokenizer, pre: PreTokenizer) -> None:
     """Rebuild ``backend``'s decoder for its current special tokens (after tokens were added,
     e.g. by transformers' ``add_special_tokens``), so text after a new special token decodes
     without an extra space."""
-    if isinstance(pre, Metaspace):
+    if pre.decoder_follows_special_tokens:
         backend.decoder = standard_decoder(pre, special_added_tokens(backend))
 
 
@@ -415,8 +377,7 @@ def build_backend(tok: Tokenizer, mode: Mode = "cover") -> HFTokenizer:
                                          byte_fallback=tok.model.unit_kind != "bytes"))
     backend.normalizer = standard_normalizer(tok.pre_tokenizer, tok.normalizer)
     pure = mode == "optimal" and pure_optimal_problem(tok) is None
-    isolate = pure and isinstance(tok.pre_tokenizer, Metaspace)
-    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer, alphabet_chars(tok) if isolate else None)
+    backend.pre_tokenizer = standard_pre_tokenizer(tok.pre_tokenizer, tok.model.alphabet if pure else None)
     backend.decoder = standard_decoder(tok.pre_tokenizer, tok.model.special_tokens)
     if tok.model.special_tokens:
         backend.add_special_tokens([AddedToken(s, special=True, normalized=False)
@@ -437,8 +398,8 @@ def attach(backend: HFTokenizer, tok: Optional[Tokenizer], mode: Optional[Mode],
     With ``tok``: GreedTok's encoder of ``mode`` (and ``tok``'s lookup, if any). Without:
     only ``lookup`` (a BPE backend with a morphology lookup, split by ``units``).
     """
-    if tok is not None and isinstance(tok.pre_tokenizer, Metaspace) and tok.pre_tokenizer.lookup is not None:
-        lookup, units = tok.pre_tokenizer.lookup, tok.pre_tokenizer.units
+    if tok is not None and tok.pre_tokenizer.lookup is not None:
+        lookup, units = tok.pre_tokenizer.lookup, tok.pre_tokenizer.unit_kind
     standard = backend.pre_tokenizer
     steps = []
     if lookup is not None:

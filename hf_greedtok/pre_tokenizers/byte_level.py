@@ -4,44 +4,15 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterable, Optional, Sequence
 
 import regex
 
-from .._pretokenize import native_pattern_id, split as native_split
+from .._pretokenize import split as native_split
 from ..errors import InvalidSpec
 from ..normalizers import replace_surrogates
-
-# tiktoken's cl100k_base pattern (GPT-4). Possessive quantifiers need the `regex` package.
-GPT4_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-# GPT-2's pattern (r50k_base).
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-# tiktoken's o200k_base pattern (GPT-4o), copied from tiktoken_ext/openai_public.py (tiktoken 0.14.0).
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-# The GreedTok paper's words (Section 5.2): space-delimited, each keeping the one space before it.
-WHITESPACE_PATTERN = r""" ?\S+|\s+(?!\S)|\s+"""
-# GPT-4's split with o200k's treatment of combining marks (issue 19 item 2): a letter run is
-# [\p{L}\p{M}]+, so Devanagari vowel signs and viramas stay in their words; nothing else changes
-# (text without marks splits exactly as with GPT4_PATTERN).
-GPT4_MARKS_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-PATTERNS = {"gpt4": GPT4_PATTERN, "cl100k": GPT4_PATTERN, "gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN,
-            "o200k": O200K_PATTERN, "whitespace": WHITESPACE_PATTERN, "gpt4-marks": GPT4_MARKS_PATTERN}
+from .base import PreTokenizer
+from .patterns import GPT4_PATTERN, find_split, native_id, resolve_pattern, split_label
 
 
 @functools.lru_cache(maxsize=None)
@@ -66,22 +37,24 @@ def unicode_to_bytes() -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class ByteLevel:
+class ByteLevel(PreTokenizer):
     """Regex split + byte singletons (GPT-2 / GPT-4 / the GreedTok paper's setting).
 
     Args:
-        pattern: the split regex; "gpt4" (default, cl100k_base's), "gpt2" (r50k_base's),
-            "o200k" (o200k_base's), "whitespace" (the GreedTok paper's space-delimited words),
-            "gpt4-marks" (gpt4 with combining marks kept in letter runs), or a pattern string.
-            The named ones split natively (:attr:`native_pattern`); any other pattern runs in
-            ``regex``.
+        pattern: the split regex: the name of a split we ship (:mod:`.patterns`: "gpt4", the
+            default, cl100k_base's; "gpt2", r50k_base's; "o200k", o200k_base's; "whitespace",
+            the GreedTok paper's space-delimited words; "gpt4-marks", gpt4 with combining marks
+            kept in letter runs; or an alias such as "cl100k"), or a pattern string. The splits we
+            ship run natively (:attr:`native_pattern`); any other pattern runs in ``regex``.
     """
 
     pattern: str = GPT4_PATTERN
+    kind: ClassVar[str] = "ByteLevel"
     unit_kind: ClassVar[str] = "bytes"
+    tokens_spell_text: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "pattern", PATTERNS.get(self.pattern, self.pattern))
+        object.__setattr__(self, "pattern", resolve_pattern(self.pattern))
 
     @functools.cached_property
     def _regex(self) -> "regex.Pattern[str]":
@@ -89,9 +62,14 @@ class ByteLevel:
 
     @functools.cached_property
     def native_pattern(self) -> int:
-        """The id of this pattern in the native pre-tokenizer (:mod:`hf_greedtok._pretokenize`),
+        """The id of this pattern's scanner in the native pre-tokenizer (:mod:`hf_greedtok._pretokenize`),
         or -1 for a pattern it does not have built in (then ``regex`` splits)."""
-        return native_pattern_id(self.pattern)
+        return native_id(self.pattern)
+
+    @property
+    def label(self) -> str:
+        """"byte level, split GPT-4 regex" (the split's label, or the pattern itself)."""
+        return f"byte level, split {split_label(self.pattern)}"
 
     def pre_tokenize(self, text: str) -> list[str]:
         """Words of ``text``; their concatenation is ``text`` (every character is matched).
@@ -101,21 +79,20 @@ class ByteLevel:
         pattern runs in ``regex``.
         """
         if self.native_pattern >= 0:
-            return native_split(self.pattern, text)
+            return native_split(self.native_pattern, text)
         return self._regex.findall(text)
 
     @functools.cached_property
     def _keeps_letters_whole(self) -> bool:
-        # gpt4 and gpt4-marks (letters after one optional non-letter), gpt2 ( ?\p{L}+) and
-        # whitespace ( ?\S+) match a run of letters, with one space before it, as one word; o200k
-        # splits "wOrd" by case.
-        return self.pattern in (GPT4_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN, GPT4_MARKS_PATTERN)
+        split = find_split(self.pattern)
+        return split is not None and split.letter_runs_whole
 
-    def count_table_word(self, word: str, prefix_space: bool) -> list[str]:
-        """Words of one ``word<TAB>count`` entry, read as if it followed a space in running text."""
-        if self._keeps_letters_whole and word.isascii() and word.isalpha():
+    def count_table_word(self, word: str, prefix_space: bool, split=None) -> list[str]:
+        """Words of one ``word<TAB>count`` entry, read as if it followed a space in running text
+        when ``prefix_space`` (``split``: see :meth:`PreTokenizer.count_table_word`)."""
+        if split is None and self._keeps_letters_whole and word.isascii() and word.isalpha():
             return [" " + word if prefix_space else word]      # what the split gives, without it
-        return self.pre_tokenize(" " + word if prefix_space else word)
+        return (split or self.pre_tokenize)(" " + word if prefix_space else word)
 
     @staticmethod
     def word_units(word: str) -> bytes:
@@ -137,9 +114,22 @@ class ByteLevel:
         table = unicode_to_bytes()
         return bytes(table[c] for c in text)
 
+    def hf_pre_tokenizer(self, alphabet: Optional[Iterable[str]] = None):
+        """``Split(pattern, "isolated")`` + ``ByteLevel(use_regex=False)``: the same words, shown
+        as bytes; ``alphabet`` is ignored (bytes cover every character)."""
+        from tokenizers import Regex, pre_tokenizers
+        return pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(self.pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+
+    def hf_decoder(self, special_tokens: Sequence[str] = ()):
+        """HF's ``decoders.ByteLevel`` (special tokens decode as their bytes like any token)."""
+        from tokenizers import decoders
+        return decoders.ByteLevel()
+
     def to_dict(self) -> dict[str, Any]:
         """The saved form: ``{"type": "ByteLevel", "pattern": ...}`` (the pattern itself, not its name)."""
-        return {"type": "ByteLevel", "pattern": self.pattern}
+        return {"type": self.kind, "pattern": self.pattern}
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any]) -> "ByteLevel":

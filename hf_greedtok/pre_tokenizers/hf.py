@@ -1,13 +1,14 @@
 """A foreign vocabulary's own normalizer and byte-level pre-tokenizer, run by HF ``tokenizers``."""
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterable, Optional, Sequence
 
 from ..normalizers import replace_surrogates
+from .base import PreTokenizer
 from .byte_level import ByteLevel, unicode_to_bytes
 
 
-class HFPreTokenizer:
+class HFPreTokenizer(PreTokenizer):
     """An HF ``tokenizers`` normalizer + byte-level pre-tokenizer, run by the library itself.
 
     Words come back as the UTF-8 bytes they stand for, so the native byte-level encoder can
@@ -22,7 +23,9 @@ class HFPreTokenizer:
         Exception: whatever ``tokenizers.Tokenizer.from_str`` raises on a malformed file.
     """
 
+    kind: ClassVar[str] = "HF"
     unit_kind: ClassVar[str] = "bytes"
+    exports_to_hf: ClassVar[bool] = False
 
     def __init__(self, tokenizer_json: str) -> None:
         from tokenizers import Tokenizer as HFTokenizer
@@ -41,9 +44,17 @@ class HFPreTokenizer:
     token_to_str = staticmethod(ByteLevel.token_to_str)
     str_to_token = staticmethod(ByteLevel.str_to_token)
 
+    def hf_pre_tokenizer(self, alphabet: Optional[Iterable[str]] = None):
+        """Raises ValueError: a foreign vocabulary's pre-tokenizer only encodes (no HF export)."""
+        raise ValueError(_NO_EXPORT)
+
+    def hf_decoder(self, special_tokens: Sequence[str] = ()):
+        """Raises ValueError: a foreign vocabulary's pre-tokenizer only encodes (no HF export)."""
+        raise ValueError(_NO_EXPORT)
+
     def to_dict(self) -> dict[str, Any]:
         """The saved form: ``{"type": "HF", "tokenizer_json": ...}``."""
-        return {"type": "HF", "tokenizer_json": self._json}
+        return {"type": self.kind, "tokenizer_json": self._json}
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any]) -> "HFPreTokenizer":
@@ -52,3 +63,6 @@ class HFPreTokenizer:
 
     def __reduce__(self):
         return (HFPreTokenizer, (self._json,))
+
+
+_NO_EXPORT = "the HFPreTokenizer pre-tokenizer has no HF export; only tokenizers trained by hf-greedtok do"

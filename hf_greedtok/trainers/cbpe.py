@@ -45,6 +45,7 @@ from ..hf.pipeline import attach, standard_decoder, standard_normalizer, standar
 from ..models import byte_fallback_token
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
+from ..pre_tokenizers.patterns import GPT4
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from ..word_counts import count_corpus, count_words
 from ..indic.lookup import MorphLookup
@@ -83,7 +84,7 @@ class CBPETrainer:
                  units: str = "marks", lookup: Optional[MorphLookup] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = "default",
                  special_tokens: Sequence[str] = (), min_frequency: int = 0,
-                 pattern: str = "gpt4", show_progress: bool = True) -> None:
+                 pattern: str = GPT4.name, show_progress: bool = True) -> None:
         if (num_merges is None) == (vocab_size is None):
             raise ValueError("give exactly one of num_merges and vocab_size")
         target = num_merges if num_merges is not None else vocab_size

@@ -917,7 +917,7 @@ cdef class RankedEncoder:
 
         Args:
             texts: a sequence of str.
-            pattern: the native split pattern (``hf_greedtok._pretokenize.native_pattern_id``).
+            pattern: the native scanner's ``PATTERN_*`` id (``hf_greedtok.pre_tokenizers.patterns.native_id``).
             mode: "cover" (Algorithm 4) or "optimal" (minimum-token DP).
             num_threads: 1 or more (at most THREAD_SLOTS are used).
 

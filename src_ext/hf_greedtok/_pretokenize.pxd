@@ -1,11 +1,15 @@
 # cython: language_level=3
 """Declarations of the native pre-tokenizer (see _pretokenize.pyx): the split patterns we ship,
-run over code points without the GIL, giving exactly the words ``regex.findall`` gives."""
+run over code points without the GIL, giving exactly the words ``regex.findall`` gives.
+
+The ids are ``cpdef``, so Python sees them too (``hf_greedtok._pretokenize.PATTERN_GPT4``): the
+split registry (hf_greedtok/pre_tokenizers/patterns.py) records each split's id, and
+tests/test_native_split.py checks the two against each other."""
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
-cdef enum:
+cpdef enum:
     PATTERN_NONE = -1        # not built in: split with the `regex` package
     PATTERN_GPT4 = 0         # cl100k_base (GPT-4)
     PATTERN_GPT2 = 1         # r50k_base (GPT-2)

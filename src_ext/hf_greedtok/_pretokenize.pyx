@@ -3,15 +3,16 @@
 """The native pre-tokenizer: the split patterns we ship, as hand-written scanners over code points.
 
 ``split_words`` (see _pretokenize.pxd) gives exactly the words ``regex.findall(PATTERN, s)``
-gives, for these patterns (the strings of hf_greedtok/pre_tokenizers/byte_level.py):
+gives, for the patterns of the split registry, hf_greedtok/pre_tokenizers/patterns.py (its
+``native_id`` of each split is the ``PATTERN_*`` id here; this module holds no pattern string, and
+tests/test_native_split.py checks that the ids agree and that each scanner splits as ``regex``):
 
-* ``PATTERN_GPT4``: GPT4_PATTERN, tiktoken's cl100k_base split as this package ships it
+* ``PATTERN_GPT4``: ``GPT4``, tiktoken's cl100k_base split as this package ships it
   (``\\p{L}+``, ``\\p{N}{1,3}``, ``\\s*[\\r\\n]|\\s+(?!\\S)|\\s+``).
-* ``PATTERN_GPT2``: GPT2_PATTERN, GPT-2's (r50k_base) split.
-* ``PATTERN_O200K``: O200K_PATTERN, tiktoken's o200k_base split (GPT-4o), copied from
-  tiktoken_ext/openai_public.py.
-* ``PATTERN_WHITESPACE``: WHITESPACE_PATTERN, the GreedTok paper's space-delimited words.
-* ``PATTERN_GPT4_MARKS``: GPT4_MARKS_PATTERN, GPT-4's split whose letter runs are
+* ``PATTERN_GPT2``: ``GPT2``, GPT-2's (r50k_base) split.
+* ``PATTERN_O200K``: ``O200K``, tiktoken's o200k_base split (GPT-4o).
+* ``PATTERN_WHITESPACE``: ``WHITESPACE``, the GreedTok paper's space-delimited words.
+* ``PATTERN_GPT4_MARKS``: ``GPT4_MARKS``, GPT-4's split whose letter runs are
   ``[\\p{L}\\p{M}]+``, so combining marks (Devanagari vowel signs, viramas) stay in their words,
   as in o200k's letter classes.
 
@@ -53,32 +54,6 @@ cdef extern from "_unicode_props.h" nogil:
         HFG_CI_V
         HFG_CI_R
         HFG_CI_E
-
-# The patterns, character for character as hf_greedtok.pre_tokenizers.byte_level has them (copied,
-# not imported: the pre-tokenizers are above this module; tests/test_native_split.py checks them).
-_GPT4 = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-_GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-_O200K = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-_WHITESPACE = r""" ?\S+|\s+(?!\S)|\s+"""
-_GPT4_MARKS = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-_PATTERN_IDS = {_GPT4: PATTERN_GPT4, _GPT2: PATTERN_GPT2, _O200K: PATTERN_O200K, _WHITESPACE: PATTERN_WHITESPACE,
-                _GPT4_MARKS: PATTERN_GPT4_MARKS}
 
 cdef enum:
     _LNS = HFG_L | HFG_N | HFG_S   # a code point with none of these is "other": [^\s\p{L}\p{N}]
@@ -354,27 +329,19 @@ cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vec
     return _split(pattern, text, n, ends)
 
 
-def native_pattern_id(str pattern not None) -> int:
-    """The PATTERN_* id of ``pattern`` when it is exactly (character for character) one of the split
-    patterns with a native scanner (byte_level's GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN,
-    WHITESPACE_PATTERN, GPT4_MARKS_PATTERN), else PATTERN_NONE (-1): split with the ``regex`` package."""
-    return _PATTERN_IDS.get(pattern, PATTERN_NONE)
-
-
-def split(str pattern not None, str text not None) -> list:
-    """``regex.findall(pattern, text)``, computed by the native scanner of ``pattern``: the words of
-    ``text`` in order, which concatenate to ``text``. For tests and benchmarks; the encoders call
-    ``split_words`` on code points directly.
+def split(int pattern, str text not None) -> list:
+    """``regex.findall(PATTERN, text)``, computed by the native scanner ``pattern`` (a ``PATTERN_*``
+    id: ``native_id`` of hf_greedtok.pre_tokenizers.patterns): the words of ``text`` in order,
+    which concatenate to ``text``. :meth:`hf_greedtok.ByteLevel.pre_tokenize` calls it; the
+    encoders call ``split_words`` on code points directly.
 
     Raises:
-        ValueError: ``pattern`` has no native scanner (``native_pattern_id(pattern) == -1``).
+        ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
         MemoryError: the word offsets (8 bytes a word) could not be allocated.
     """
-    cdef int pattern_id = native_pattern_id(pattern)
-    if pattern_id == PATTERN_NONE:
-        raise ValueError(f"no native pre-tokenizer for the split pattern {pattern!r}; "
-                         "use regex.findall (native ones: hf_greedtok.pre_tokenizers.byte_level's "
-                         "GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN, GPT4_MARKS_PATTERN)")
+    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
+                         "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
     cdef PyObject* obj = <PyObject*>text
     cdef int64_t n = PyUnicode_GET_LENGTH(obj)
     cdef int kind = PyUnicode_KIND(obj)
@@ -385,7 +352,7 @@ def split(str pattern not None, str text not None) -> list:
     cdef int64_t k
     if kind == 1:
         with nogil:
-            split_words_latin1(pattern_id, <const uint8_t*>data, n, ends)
+            split_words_latin1(pattern, <const uint8_t*>data, n, ends)
     else:
         if kind == 4:
             units = <const uint32_t*>data
@@ -395,7 +362,7 @@ def split(str pattern not None, str text not None) -> list:
                 wide[k] = (<const unsigned short*>data)[k]
             units = wide.data()
         with nogil:
-            split_words(pattern_id, units, n, ends)
+            split_words(pattern, units, n, ends)
     cdef list words = []
     cdef int64_t start = 0, end
     for end in ends:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...defaults import DEFAULT_SPLIT, SPLIT_NAMES
+from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from ...errors import CorpusError
 from ..options import add_corpus_options, local_path, open_fraction, positive_int
 
