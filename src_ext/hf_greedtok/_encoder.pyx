@@ -117,7 +117,19 @@ cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noex
 
 
 cdef extern from *:
-    void __builtin_prefetch(const void* address) noexcept nogil
+    """
+    /* A prefetch is only a hint: gcc and clang have a builtin, MSVC an intrinsic on x86, and
+     * elsewhere (MSVC on ARM64) nothing is emitted. */
+    #if defined(__GNUC__) || defined(__clang__)
+    #define hfg_prefetch(address) __builtin_prefetch(address)
+    #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+    #include <xmmintrin.h>
+    #define hfg_prefetch(address) _mm_prefetch((const char*)(address), _MM_HINT_T0)
+    #else
+    #define hfg_prefetch(address) ((void)(address))
+    #endif
+    """
+    void _prefetch "hfg_prefetch"(const void* address) noexcept nogil
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
 cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetches cache slots
@@ -199,7 +211,7 @@ cdef class _Worker:
 
     cdef inline void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil:
         """Start loading the first slot a lookup of (h, n) reads."""
-        __builtin_prefetch(&self.slots[m].data()[_slot_hash(h, n) & (self.slots[m].size() - 1)])
+        _prefetch(&self.slots[m].data()[_slot_hash(h, n) & (self.slots[m].size() - 1)])
 
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
         """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""

@@ -31,6 +31,9 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <immintrin.h>      // _mm_pause (hfg_pause)
+#endif
 
 typedef int (*hfg_task_fn)(void *ctx, int t);
 
@@ -137,6 +140,8 @@ struct hfg_team {
 static inline void hfg_pause() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+    _mm_pause();            // MSVC's spelling of the same instruction
 #else
     std::this_thread::yield();
 #endif

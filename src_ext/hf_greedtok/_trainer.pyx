@@ -87,7 +87,6 @@ from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as cpp_sort
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 cimport cython
 
 from hf_greedtok._hashtrie cimport HashTrie
@@ -143,10 +142,16 @@ cdef packed struct HeapEntry:     # 12 bytes: one per candidate with a positive 
     int32_t cand
 
 
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+cdef extern from *:
+    """
+    #include <chrono>
+    /* Monotonic wall seconds on every platform (POSIX clock_gettime is not on Windows); on
+     * Linux, libstdc++'s steady_clock reads clock_gettime(CLOCK_MONOTONIC), as this did before. */
+    static inline double hfg_now(void) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
+    """
+    double _now "hfg_now"() noexcept nogil
 
 
 cdef int _new_node(vector[uint16_t]* depth, vector[uint8_t]* flags, vector[int64_t]* freq,
