@@ -2,7 +2,7 @@
 :mod:`hf_greedtok.formats.greedtok_json`, the manifest in :mod:`hf_greedtok.formats.manifest`.
 
 Kept because every tokenizer folder saved by 0.1 carries a ``tokenization_greedtok.py`` that
-imports these names from here (tests/test_layout.py loads such a folder).
+imports these names from here (tests/structure/test_layout.py loads such a folder).
 """
 from __future__ import annotations
 

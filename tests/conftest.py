@@ -31,7 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_compiled_package()
 
 
-# Hypothesis profiles of the fuzz suite (tests/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
+# Hypothesis profiles of the fuzz suite (tests/behaviour/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
 # "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;
 # "fuzz-nightly" explores new strings every night, 10,000 per path, and prints a reproduction blob.
 _FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]

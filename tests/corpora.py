@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+TESTS = REPO / "tests"
+BAD = TESTS / "data" / "bad"        # one file per bad input (tests/data/bad/README.md)
 SHARED = Path(os.environ.get("HF_GREEDTOK_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
 VOCAB = SHARED / "vocab"

@@ -1,6 +1,6 @@
 """Every encode path of hf-greedtok, built once from real text, and the fuzz text strategy.
 
-Used by tests/test_fuzz.py (issue 12: "a fuzz suite ... through every encode path"). Run as a
+Used by tests/behaviour/test_fuzz.py (issue 12: "a fuzz suite ... through every encode path"). Run as a
 script it is a survey: it drives N generated strings through every path and check, does not stop
 at the first failure, and prints per path and check how many strings failed, with the shortest
 failing ones:

@@ -1,6 +1,7 @@
 """Small builders and a literal, slow implementation of the paper's Algorithms 1-3 for checks."""
 from __future__ import annotations
 
+import random
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -139,3 +140,23 @@ def literal_cover(ranked: Sequence[str], word: str) -> list[str]:
         return []
     cuts = [0] + [j + 1 for j, covered in enumerate(m) if not covered] + [len(word)]
     return [word[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def random_corpus(rng: random.Random, alphabet: str) -> dict[str, int]:
+    words = {}
+    for _ in range(rng.randint(1, 8)):
+        w = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+        words[w] = rng.randint(1, 5)
+    return words
+
+
+def all_substrings(words, max_len):
+    return {w[i:j] for w in words for i in range(len(w)) for j in range(i + 2, min(len(w), i + max_len) + 1)}
+
+
+def random_instance(seed: int) -> tuple[dict[str, int], int, int]:
+    """(words, max_len, k). Small alphabets give many repeats, overlaps and ties: the hard cases
+    for incremental scores."""
+    rng = random.Random(seed)
+    words = random_corpus(rng, "ab" if seed % 2 else "abc")
+    return words, rng.choice([2, 3, 4, 9]), rng.randint(1, 12)

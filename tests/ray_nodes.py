@@ -1,6 +1,6 @@
 """A Ray cluster of several nodes on this machine whose worker nodes can be lost mid-job
 (``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), and the inputs
-such runs read. Shared by tests/test_distributed_nodes.py, tests/test_distributed_signals.py and
+such runs read. Shared by tests/distributed/test_node_loss.py, tests/distributed/test_signals.py and
 benchmarks/bench_node_loss.py."""
 from __future__ import annotations
 

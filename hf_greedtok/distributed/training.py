@@ -11,7 +11,7 @@ Only where the local runs execute differs from
 ``local_runner`` (:class:`RayRunner`), which ships the same
 :class:`~hf_greedtok.trainers.hierarchical.LocalRun` to Ray tasks. The trainer's ranking does not
 depend on the thread count or the process, so the local tokenizers, T and the final tokenizer
-equal the single-machine ones exactly (``tests/test_distributed_runs.py``). What crosses the
+equal the single-machine ones exactly (``tests/distributed/test_killed_workers.py``). What crosses the
 network: each domain's {word: count} to its task, and each local tokenizer (its greedtok.json
 text) back.
 """

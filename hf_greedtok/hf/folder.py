@@ -2,7 +2,7 @@
 
 :func:`save_greedtok_folder` writes, byte for byte, what
 ``GreedTokTokenizerFast.from_greedtok(tok, ...).save_pretrained(directory)`` writes
-(tests/test_hf_folder.py compares the two), and :func:`load_greedtok_backend` builds the
+(tests/hf/test_folder.py compares the two), and :func:`load_greedtok_backend` builds the
 ``tokenizers`` backend such a folder loads into. The CLI's ``train``, ``encode`` and
 ``evaluate`` use them, so a GreedTok run never pays for importing transformers (1-2 s).
 """

@@ -5,7 +5,7 @@ Every other place reads them from here: :class:`~hf_greedtok.pre_tokenizers.Byte
 ``pattern`` argument and its native scanner), the command line's ``--pattern`` choices, the
 reports of the experiments, and the recognition of OpenAI's tiktoken files. The native scanners
 (``src_ext/hf_greedtok/_pretokenize.pyx``) are numbered by ``PATTERN_*`` ids of their own;
-``native_id`` below is that id, and tests/test_native_split.py checks both that the numbers agree
+``native_id`` below is that id, and tests/pre_tokenizers/test_native_split.py checks both that the numbers agree
 and that each scanner splits exactly as ``regex.findall`` does with the regex here.
 
 This module imports nothing, so ``hf-greedtok --help`` can list the splits without loading the

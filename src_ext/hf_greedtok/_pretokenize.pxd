@@ -4,7 +4,7 @@ run over code points without the GIL, giving exactly the words ``regex.findall``
 
 The ids are ``cpdef``, so Python sees them too (``hf_greedtok._pretokenize.PATTERN_GPT4``): the
 split registry (hf_greedtok/pre_tokenizers/patterns.py) records each split's id, and
-tests/test_native_split.py checks the two against each other."""
+tests/pre_tokenizers/test_native_split.py checks the two against each other."""
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector

@@ -5,7 +5,7 @@
 ``split_words`` (see _pretokenize.pxd) gives exactly the words ``regex.findall(PATTERN, s)``
 gives, for the patterns of the split registry, hf_greedtok/pre_tokenizers/patterns.py (its
 ``native_id`` of each split is the ``PATTERN_*`` id here; this module holds no pattern string, and
-tests/test_native_split.py checks that the ids agree and that each scanner splits as ``regex``):
+tests/pre_tokenizers/test_native_split.py checks that the ids agree and that each scanner splits as ``regex``):
 
 * ``PATTERN_GPT4``: ``GPT4``, tiktoken's cl100k_base split as this package ships it
   (``\\p{L}+``, ``\\p{N}{1,3}``, ``\\s*[\\r\\n]|\\s+(?!\\S)|\\s+``).

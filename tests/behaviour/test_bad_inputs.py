@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import BAD, EXAMPLE_TEXT
 
 from hf_greedtok.cli import main
 from hf_greedtok.formats.manifest import MANIFEST_NAME
 
-BAD = Path(__file__).parent / "data" / "bad"
 SMALL_TEXT = "the cat sat on the mat\nthe dog sat on the log\n" * 20
 
 

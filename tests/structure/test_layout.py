@@ -255,3 +255,20 @@ def test_moved_names_keep_their_old_import_paths():
         assert getattr(word_counts, name) is getattr(count_table, name)
     for name in ("check_input_file", "iter_utf8_lines", "iter_text_lines", "text_lines"):
         assert getattr(word_counts, name) is getattr(formats_sources, name)
+
+
+#: tests/ folders that are not a room of the package: the behaviour suites, the house's own rules,
+#: and the rooms that are single modules (core.py with special_tokens.py, models.py, output_folders.py)
+TEST_FOLDERS_BESIDE_ROOMS = {"behaviour", "structure", "core", "models", "outputs"}
+
+
+def test_every_test_module_sits_in_the_folder_of_its_room():
+    """Tests a reader can find (issue 30 item 6): tests/<room>/test_*.py, the room a subpackage
+    of hf_greedtok or one of TEST_FOLDERS_BESIDE_ROOMS; none loose at the top."""
+    from corpora import TESTS
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} | TEST_FOLDERS_BESIDE_ROOMS
+    misplaced = [str(p.relative_to(TESTS)) for p in TESTS.rglob("test_*.py")
+                 if "data" not in p.relative_to(TESTS).parts and
+                 (len(p.relative_to(TESTS).parts) != 2 or p.parent.name not in rooms)]
+    assert misplaced == []
+    assert {p.name for p in TESTS.iterdir() if p.is_dir() and p.name not in ("data", "__pycache__")} <= rooms

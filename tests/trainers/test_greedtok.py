@@ -1,32 +1,11 @@
 """The native trainer equals a literal Algorithm 1 step for step, and its options behave."""
 from __future__ import annotations
 
-import random
-
 import pytest
-from helpers import can_cover, core_ranking, make_core, naive_greedtok, occurrences, partition_lengths, score
+from helpers import (all_substrings, can_cover, core_ranking, make_core, naive_greedtok, occurrences,
+                     partition_lengths, random_corpus, random_instance, score)
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Metaspace
-
-
-def random_corpus(rng: random.Random, alphabet: str) -> dict[str, int]:
-    words = {}
-    for _ in range(rng.randint(1, 8)):
-        w = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
-        words[w] = rng.randint(1, 5)
-    return words
-
-
-def all_substrings(words, max_len):
-    return {w[i:j] for w in words for i in range(len(w)) for j in range(i + 2, min(len(w), i + max_len) + 1)}
-
-
-def random_instance(seed: int) -> tuple[dict[str, int], int, int]:
-    """(words, max_len, k). Small alphabets give many repeats, overlaps and ties: the hard cases
-    for incremental scores."""
-    rng = random.Random(seed)
-    words = random_corpus(rng, "ab" if seed % 2 else "abc")
-    return words, rng.choice([2, 3, 4, 9]), rng.randint(1, 12)
 
 
 @pytest.mark.parametrize("seed", range(60))

@@ -8,7 +8,7 @@ header generated from the installed ``regex``; a test regenerates it and compare
 
 Default run: about 3,000 hypothesis examples per pattern (arbitrary, tricky, and Latin-1-only
 text, which the scanner reads as bytes) and the first 2 MB of each corpus.
-``pytest -m slow tests/test_native_split.py``: 100,000 examples per pattern and whole corpora.
+``pytest -m slow tests/pre_tokenizers/test_native_split.py``: 100,000 examples per pattern and whole corpora.
 """
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
 def slow_selected(request):
     """The slow runs (minutes) only go with `-m slow`: the project's pytest runs every marker by default."""
     if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("long run: select it with `pytest -m slow tests/test_native_split.py`")
+        pytest.skip("long run: select it with `pytest -m slow tests/pre_tokenizers/test_native_split.py`")
 
 
 DEFAULT = settings(max_examples=1_000, derandomize=True, database=None, deadline=None, suppress_health_check=_HEALTH)

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT, TESTS
 
 import hf_greedtok
 
@@ -241,7 +241,7 @@ def test_pytest_refuses_to_test_an_unbuilt_checkout(bare_checkout):
     tests = bare_checkout / "tests"
     tests.mkdir()
     for name in ("conftest.py", "corpora.py"):
-        (tests / name).write_bytes((Path(__file__).parent / name).read_bytes())
+        (tests / name).write_bytes((TESTS / name).read_bytes())
     (tests / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
     # python -m pytest puts the working directory, hence the bare checkout, first on sys.path
     result = run_without_pth_files(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], bare_checkout)

@@ -19,7 +19,7 @@ BPE/CBPE and lookup folders written by ``hf-greedtok train``, foreign vocabulari
 Profiles (tests/conftest.py): ``HF_GREEDTOK_FUZZ=ci`` (default; the same 200 strings per path
 every run) or ``nightly`` (10,000 new strings per path; the tests are then marked ``slow``):
 
-    HF_GREEDTOK_FUZZ=nightly pytest -m slow tests/test_fuzz.py
+    HF_GREEDTOK_FUZZ=nightly pytest -m slow tests/behaviour/test_fuzz.py
 
 A number (``HF_GREEDTOK_FUZZ=2000``) runs the CI profile with that many strings per path. To
 count every failing string instead of stopping at the first one:

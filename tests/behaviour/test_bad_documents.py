@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import BAD, EXAMPLE_TEXT
 
 pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
 
 from hf_greedtok.cli import main  # noqa: E402
 
-BAD = Path(__file__).parent / "data" / "bad"
 
 CASES = {
     "docs_invalid_json.jsonl": "line 2: invalid JSON at column 10: Unterminated string starting at",

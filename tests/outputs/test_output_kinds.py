@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from corpora import CORPORA, EXAMPLE_TEXT, VOCAB
+from corpora import CORPORA, EXAMPLE_TEXT, REPO, VOCAB
 
 from hf_greedtok import GreedTokFileError, GreedTokTokenizerFast, GreedTokTrainer, Tokenizer
 from hf_greedtok.cli import main
@@ -22,7 +22,6 @@ from hf_greedtok.formats.manifest import (DATASET_MANIFEST_NAME, KINDS, MANIFEST
                                           write_manifest)
 from hf_greedtok.output_folders import DESCRIPTIONS, check_replaceable, folder_kind, write_folder
 
-REPO = Path(__file__).resolve().parents[1]
 BAD = REPO / "tests" / "data" / "bad"
 SAVED_BEFORE_LAYOUT = REPO / "tests" / "data" / "saved_before_layout"
 TEXT = "the cat sat on the mat\nthe dog sat on the log\n" * 20
@@ -96,7 +95,7 @@ def test_tokenize_and_train_still_replace_their_own_folders(work, capsys):
 
 @pytest.fixture(scope="module")
 def parallel_sample(tmp_path_factory) -> Path:
-    """Two languages and English of the shared parallel corpus (as tests/test_tsr.py)."""
+    """Two languages and English of the shared parallel corpus (as tests/experiments/test_tsr.py)."""
     pytest.importorskip("tiktoken")
     source = CORPORA / "multi_isocodes_parallel.tsv"
     if not source.is_file() or not (VOCAB / "cl100k_base.tiktoken").is_file():

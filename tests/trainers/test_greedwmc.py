@@ -5,8 +5,7 @@ import math
 import random
 
 import pytest
-from helpers import core_ranking, make_core, naive_greedwmc
-from test_trainer import all_substrings, random_corpus, random_instance
+from helpers import all_substrings, core_ranking, make_core, naive_greedwmc, random_corpus, random_instance
 
 from hf_greedtok import GreedTokTrainer, GreedWMCTrainer
 

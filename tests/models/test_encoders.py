@@ -1,7 +1,7 @@
 """The fused batch path (issue 14, item 1): ``Tokenizer.encode_batch`` splits each text with the
 native pre-tokenizer and encodes its words without the GIL, from the first character to the
 last id. It must give exactly the ids of splitting each text in Python and encoding word by
-word (the split itself equals the ``regex`` package's: tests/test_native_split.py): on every
+word (the split itself equals the ``regex`` package's: tests/pre_tokenizers/test_native_split.py): on every
 text corpus we ship, with tiktoken's cl100k vocabulary and a trained one, in both modes, with
 special tokens, a normalizer and any number of threads."""
 from __future__ import annotations

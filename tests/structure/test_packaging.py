@@ -1,15 +1,15 @@
 """Packaging: the wheel built from the checkout installs without Cython and trains; the sdist
 holds everything to build offline (.ci/check_dist.py, run here in fresh venvs; minutes, so only
-with `pytest -m slow tests/test_packaging.py`; CI runs the script itself)."""
+with `pytest -m slow tests/structure/test_packaging.py`; CI runs the script itself)."""
 from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from corpora import REPO
 
-CHECK = Path(__file__).resolve().parents[1] / ".ci" / "check_dist.py"
+CHECK = REPO / ".ci" / "check_dist.py"
 
 
 @pytest.mark.slow
@@ -17,7 +17,7 @@ CHECK = Path(__file__).resolve().parents[1] / ".ci" / "check_dist.py"
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the sdist check reads pyproject.toml with tomllib")
 def test_wheel_and_sdist(request):
     if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("builds and installs the package twice: select it with `pytest -m slow tests/test_packaging.py`")
+        pytest.skip("builds and installs the package twice: select it with `pytest -m slow tests/structure/test_packaging.py`")
     proc = subprocess.run([sys.executable, str(CHECK)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count(": ok (") == 2, proc.stdout
