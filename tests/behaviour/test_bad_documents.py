@@ -6,7 +6,6 @@ codes, and no file name for JSON Lines or parquet); nothing is written.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from corpora import BAD, EXAMPLE_TEXT

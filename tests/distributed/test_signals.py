@@ -11,7 +11,6 @@ by the watchdog, and the hidden folder cleaned by the next run).
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

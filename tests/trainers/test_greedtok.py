@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import (all_substrings, can_cover, core_ranking, make_core, naive_greedtok, occurrences,
-                     partition_lengths, random_corpus, random_instance, score)
+                     partition_lengths, random_instance, score)
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Metaspace
 
