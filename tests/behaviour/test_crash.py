@@ -427,7 +427,7 @@ def test_a_live_writers_folders_are_left_alone(tmp_path, capsys):
     out = tmp_path / "report"
     folders.write_folder(out, lambda f: (f / "report.md").write_text("old"), kind="compare")
     proc = subprocess.Popen([sys.executable, "-c", LIVE_WRITER, str(out)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, cwd=tmp_path)   # the installed package
     try:
         assert proc.stdout.readline().strip() == "writing"
         (new,) = tmp_path.glob(".report.new-*")
@@ -508,7 +508,8 @@ def test_a_killed_table_write_leaves_a_temporary_the_next_write_removes(tmp_path
     text = tmp_path / "text.txt"
     text.write_text("the cat sat on the mat\n", encoding="utf-8")
     table = tmp_path / "counts.tsv"
-    proc = subprocess.Popen([sys.executable, "-c", TABLE_WRITER, str(table)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", TABLE_WRITER, str(table)], stdout=subprocess.PIPE, text=True,
+                            cwd=tmp_path)        # the installed package, not the checkout's sources
     try:
         assert proc.stdout.readline().strip() == "filling"
         (tmp,) = tmp_path.glob(".counts.tsv.*")

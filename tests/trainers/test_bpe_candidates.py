@@ -99,7 +99,8 @@ def test_cli_refuses_a_factor_no_vocabulary_id_can_hold(factor, tmp_path):
     out_parent.mkdir()
     result = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "train", str(text), "-k", "5",
                              "--bpe-candidates", factor, "-o", str(out_parent / "tok"), "--quiet"],
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)        # outside the checkout: the installed package, not its sources
     assert result.returncode == 2, result.stderr[-2000:]
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr[-2000:]
     assert "--bpe-candidates" in result.stderr and "2**32" in result.stderr
@@ -118,7 +119,7 @@ def test_trainer_refuses_a_factor_no_vocabulary_id_can_hold(factor, tmp_path):
         except ValueError as e:
             print("ValueError:", e)
     """)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.startswith("ValueError: bpe_candidates") and "2**32" in result.stdout, result.stdout
 
