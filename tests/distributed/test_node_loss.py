@@ -11,6 +11,8 @@ are computed again when a sum task needs them.
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 from corpora import corpus
 
@@ -26,11 +28,19 @@ from hf_greedtok.formats import sources  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def nodes():
+def nodes(tmp_path_factory):
     if ray.is_initialized():
         ray.shutdown()
-    cluster = Nodes()
-    ray.init(address=cluster.cluster.address, log_to_driver=False)
+    # Ray puts the driver's working directory first on its workers' sys.path: started from the
+    # checkout (as CI runs pytest), workers would import its unbuilt hf_greedtok/ (conftest's
+    # cluster fixture does the same)
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray_driver"))
+    try:
+        cluster = Nodes()
+        ray.init(address=cluster.cluster.address, log_to_driver=False)
+    finally:
+        os.chdir(here)
     try:
         yield cluster
     finally:
