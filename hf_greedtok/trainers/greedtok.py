@@ -121,7 +121,7 @@ class GreedTokTrainer:
         self.pre_tokenizer = ByteLevel() if pre_tokenizer is None else check_pre_tokenizer(pre_tokenizer, owner)
         self.normalizer = check_normalizer(normalizer, owner, names=True)
         self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
-        self.pinned = [self.pre_tokenizer.word_units(t) for t in pinned_tokens]
+        self.pinned = [self._candidate_units(t) for t in pinned_tokens]
         for t, units in zip(pinned_tokens, self.pinned):
             if len(units) < 2:
                 raise ValueError(f"pinned token {t!r} has fewer than 2 singletons")
