@@ -21,3 +21,8 @@ SANDHI_POLICIES = ("skip", "error")                 # lookup entries whose segme
 #: crash or out-of-memory kill on some input) into a run that never ends; bounded, the run fails
 #: with :class:`~hf_greedtok.errors.WorkerLostError`.
 DEFAULT_MAX_RETRIES = 3
+# Superword GreedTok (issue 31; benchmarks/RESULTS.md, "Superwords"): the share of the learned
+# tokens the word-level stage takes (SuperBPE's transition point t, as a fraction of k), and the
+# chunk stage's frequency floor.
+DEFAULT_WORD_TOKEN_SHARE = 0.25
+DEFAULT_SUPERWORD_MIN_FREQUENCY = 16

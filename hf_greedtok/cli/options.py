@@ -45,6 +45,11 @@ def local_path(text: str) -> Path:
     return Path(text)
 
 
+def nonnegative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return positive_int(text, 0)
+
+
 def positive_int(text: str, minimum: int = 1) -> int:
     """argparse type: an integer >= 1 (>= ``minimum``)."""
     try:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Optional
 
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS
 from ..errors import CorpusError
 from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
-                      positive_int)
+                      nonnegative_int, positive_int)
 
 HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory"
 
@@ -78,6 +78,13 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         "the training time; see README)")
     t.add_argument("--num-threads", type=positive_int, default=None,
                    help="GreedTok trainer threads (default: all cores); the result does not depend on it")
+    t.add_argument("--superwords", action="store_true",
+                   help="GreedTok, byte level: tokens may span words (word-level GreedTok to --word-tokens tokens "
+                        "on the words of --pattern, then GreedTok on superword chunks, runs of words within a "
+                        "line; the saved tokenizer splits text into chunks; see README, Superwords)")
+    t.add_argument("--word-tokens", type=nonnegative_int, default=None, metavar="T",
+                   help="with --superwords: tokens of the word-level stage (default: a quarter of the learned "
+                        "tokens); 0 trains on the chunks from scratch")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -154,10 +161,13 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     """Train GreedTok; returns the folder writer and the summary line."""
     from ..hf.folder import save_greedtok_folder
     from ..pre_tokenizers import ByteLevel, Metaspace
-    from ..trainers import GreedTokTrainer, bpe_vocab_size
+    from ..trainers import bpe_vocab_size
     from ..word_counts import read_token_list
 
+    _check_superword_options(args, units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
+    if args.superwords:
+        pre = ByteLevel(SUPERWORDS.name)
     if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
         raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
                          "--candidates")
@@ -168,10 +178,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
-    trainer = GreedTokTrainer(
-        k, max_token_length=args.max_token_length, min_frequency=args.min_frequency or 1,
-        candidates=candidates, bpe_candidates=args.bpe_candidates, pinned_tokens=args.pin, special_tokens=specials,
-        pre_tokenizer=pre, normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
+    trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
     tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
     tok.mode = args.mode or DEFAULT_MODE
     def write(folder: Path) -> None:
@@ -189,6 +196,39 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
                     f"(with singletons and {len(specials)} special tokens); "
                     f"{_training_tokens_per_word(tok, wc, info['tokens_per_word'], args.num_threads)}; "
                     f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
+
+
+def _check_superword_options(args: argparse.Namespace, units: str) -> None:
+    """ValueError for options --superwords cannot take (or --word-tokens without it)."""
+    if not args.superwords:
+        if args.word_tokens is not None:
+            raise ValueError("--word-tokens is the word-level stage of --superwords; add --superwords")
+        return
+    refused = [flag for flag, used in (("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
+                                       (f"--units {units}", units != "bytes")) if used]
+    if refused:
+        raise ValueError(f"--superwords trains byte-level GreedTok on its own candidates: drop {', '.join(refused)}")
+    if args.pattern == SUPERWORDS.name:
+        raise ValueError("with --superwords, --pattern is the split of the word-level stage (e.g. gpt4-marks); "
+                         "the chunks are the superwords split already")
+
+
+def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candidates, specials):
+    """The GreedTok trainer the options ask for: superword (two stages) or word level."""
+    from ..trainers import GreedTokTrainer
+
+    common = dict(max_token_length=args.max_token_length, pinned_tokens=args.pin, special_tokens=specials,
+                  normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
+    if args.superwords:
+        from ..trainers.superwords import GreedTokSuperwordTrainer
+
+        floor = {} if args.min_frequency is None else {"min_frequency": args.min_frequency}
+        if args.word_tokens is not None and args.word_tokens > k:
+            raise ValueError(f"--word-tokens {args.word_tokens} is more than the {k} learned tokens")
+        return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
+                                        **floor, **common)
+    return GreedTokTrainer(k, min_frequency=args.min_frequency or 1, candidates=candidates,
+                           bpe_candidates=args.bpe_candidates, pre_tokenizer=pre, **common)
 
 
 def _learned_tokens(args: argparse.Namespace, pre, wc: dict, specials: list[str]) -> int:
@@ -230,7 +270,8 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
 
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
-        ("--mode", args.mode is not None),
+        ("--mode", args.mode is not None), ("--superwords", args.superwords),
+        ("--word-tokens", args.word_tokens is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")

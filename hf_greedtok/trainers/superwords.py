@@ -1,0 +1,136 @@
+"""Superword GreedTok: tokens that may span words, chosen by GreedTok's partition-cover objective
+on superword chunks after a word-level curriculum (issue 31).
+
+The curriculum follows SuperBPE's (Liu et al., COLM 2025, arXiv 2503.13423, Section 3): a first
+stage learns ordinary word-level tokens, a second one continues on pre-tokens that may hold
+several words. With GreedTok both stages are Algorithm 1 of Lim, Choo & Lauw (2025):
+
+1. words: every chunk of the corpus is cut into the words of ``word_pattern`` (GPT-4's split,
+   marks kept, by default) and GreedTok picks ``word_tokens`` tokens on those word counts;
+2. chunks: GreedTok runs on the chunk counts themselves (the ``superwords`` split of
+   :mod:`hf_greedtok.pre_tokenizers.patterns`: runs of words and single punctuation within a line)
+   with stage 1's tokens pinned first, in their order, and picks the rest of ``vocab_size``
+   among every substring of the chunks, multi-word ones included, with the frequency floor
+   ``min_frequency`` so that phrases seen a handful of times do not take the vocabulary.
+
+Counting chunks is counting pre-tokens (the counting trick of "Faster Superword Tokenization",
+arXiv 2604.05192: a run of consecutive pre-tokens is counted like one), so count tables,
+``hf-greedtok count --superwords`` and the Ray counter need nothing new, and stage 2's gains are
+exact under the cover rule on chunks, as the paper's are on words. The tokenizer it returns
+splits text into chunks and encodes each chunk (optimal: the fewest tokens of the chunk over
+the whole vocabulary; cover: Algorithm 4 in rank order, which reproduces stage 2's partition of
+every training chunk).
+
+Example:
+    >>> from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
+    >>> trainer = GreedTokSuperwordTrainer(8000, show_progress=False)
+    >>> tok = trainer.train(["examples/data/devils_dictionary.txt"])     # doctest: +SKIP
+    >>> tok.pre_tokenizer.pre_tokenize("It is a truth, I said.")          # doctest: +SKIP
+    ['It is a truth, I said.']
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Mapping, Optional, Sequence, Union
+
+from ..core import Tokenizer
+from ..defaults import DEFAULT_SUPERWORD_MIN_FREQUENCY, DEFAULT_WORD_TOKEN_SHARE
+from ..normalizers import UnicodeNormalizer
+from ..pre_tokenizers import ByteLevel
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS, find_split
+from .greedtok import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
+
+
+class GreedTokSuperwordTrainer(GreedTokTrainer):
+    """GreedTok with tokens that may span words: a word-level stage, then one on superword chunks.
+
+    Args:
+        vocab_size: k, the learned tokens of both stages together (singletons and special
+            tokens come on top, as for :class:`GreedTokTrainer`).
+        word_tokens: t, the tokens of the word-level stage (SuperBPE's transition point);
+            default ``DEFAULT_WORD_TOKEN_SHARE`` of ``vocab_size`` (a quarter), chosen by held-out
+            measurement (benchmarks/RESULTS.md, "Superwords"); 0 trains on chunks from scratch.
+        word_pattern: the word split of stage 1 (a split name of :mod:`.patterns`, not
+            "superwords"); default gpt4-marks, the default split of ``hf-greedtok train``.
+        min_frequency: stage 2's floor: a candidate needs this many count-weighted occurrences
+            in the chunks (default ``DEFAULT_SUPERWORD_MIN_FREQUENCY``). Stage 1 takes every
+            candidate (1).
+        max_token_length: longest candidate in bytes, both stages.
+        pinned_tokens: tokens placed first, before stage 1's.
+        special_tokens, normalizer, show_progress, num_threads, candidates_on_demand: as for
+            :class:`GreedTokTrainer`.
+
+    The pre-tokenizer is ``ByteLevel("superwords")``; the ``train*`` methods count chunks.
+
+    Raises:
+        ValueError: ``word_tokens`` below 0 or above ``vocab_size``, ``word_pattern`` not a
+            word split we ship, or what :class:`GreedTokTrainer` refuses.
+    """
+
+    algorithm = "GreedTok superwords (word-level GreedTok to t tokens, then GreedTok on superword chunks)"
+
+    def __init__(self, vocab_size: int, *, word_tokens: Optional[int] = None, word_pattern: str = DEFAULT_SPLIT,
+                 min_frequency: int = DEFAULT_SUPERWORD_MIN_FREQUENCY,
+                 max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, pinned_tokens: Sequence[str] = (),
+                 special_tokens: Sequence[str] = (), normalizer: Union[None, str, UnicodeNormalizer] = None,
+                 show_progress: bool = True, num_threads: Optional[int] = None,
+                 candidates_on_demand: bool = True) -> None:
+        super().__init__(vocab_size, max_token_length=max_token_length, min_frequency=min_frequency,
+                         pinned_tokens=pinned_tokens, special_tokens=special_tokens,
+                         pre_tokenizer=ByteLevel(SUPERWORDS.name), normalizer=normalizer,
+                         show_progress=show_progress, num_threads=num_threads,
+                         candidates_on_demand=candidates_on_demand)
+        if word_tokens is None:
+            word_tokens = int(self.vocab_size * DEFAULT_WORD_TOKEN_SHARE)
+        if not 0 <= word_tokens <= self.vocab_size:
+            raise ValueError(f"word_tokens (t, the word-level tokens) must be in 0..vocab_size ({self.vocab_size}), "
+                             f"got {word_tokens}")
+        split = find_split(word_pattern)
+        if split is None or split is SUPERWORDS:
+            raise ValueError(f"word_pattern must name a word split (gpt4-marks, gpt4, gpt2, o200k, whitespace), "
+                             f"got {word_pattern!r}")
+        self.word_tokens = int(word_tokens)
+        self.word_pre_tokenizer = ByteLevel(split.name)
+        self._user_pinned = list(self.pinned)
+        self._stage1: Optional[GreedTokTrainer] = None
+
+    def word_counts(self, chunk_counts: Mapping[str, int]) -> Counter:
+        """Stage 1's table: the words of ``word_pattern`` in every chunk, with the chunk's count.
+
+        A chunk never crosses a line end, holds a digit or a run of punctuation, so its words
+        are what the word split gives on the text, but at a chunk's edges: a punctuation mark
+        that ends a line is counted without the line end GPT-4's split would attach to it.
+        """
+        words: Counter = Counter()
+        split = self.word_pre_tokenizer.pre_tokenize
+        for chunk, count in chunk_counts.items():
+            for word in split(chunk):
+                words[word] += count
+        return words
+
+    def _fit(self, word_counts: Mapping[str, int], source: str) -> Tokenizer:
+        """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks."""
+        self.pinned = list(self._user_pinned)
+        stage1_info = {"word_tokens_requested": self.word_tokens, "word_pattern": self.word_pre_tokenizer.pattern}
+        if self.word_tokens:
+            stage1 = GreedTokTrainer(self.word_tokens, max_token_length=self.max_token_length,
+                                     pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
+                                     show_progress=self.show_progress, num_threads=self.num_threads,
+                                     candidates_on_demand=self.candidates_on_demand)
+            words = stage1._fit(self.word_counts(word_counts), source)
+            self.pinned = list(words.model.ranked_tokens)
+            stage1_info.update(word_tokens=int(words.training_info["k_learned"]),
+                               word_seconds=stage1.timings["setup_seconds"] + stage1.timings["train_seconds"])
+            self._stage1 = stage1
+        tok = super()._fit(word_counts, source)
+        tok.training_info["superwords"] = stage1_info
+        return tok
+
+    @property
+    def timings(self) -> dict:
+        """As :attr:`GreedTokTrainer.timings`, both stages together."""
+        own = super().timings
+        if self._stage1 is not None:
+            for key, value in self._stage1.timings.items():
+                own[key] = round(own[key] + value, 3)
+        return own

@@ -1,0 +1,55 @@
+"""``hf-greedtok train --superwords`` and ``count --superwords`` (issue 31): tokens that span
+words, saved as a folder stock transformers loads; bad combinations exit 2 and write nothing."""
+from __future__ import annotations
+
+import pytest
+from corpora import EXAMPLE_TEXT
+
+from hf_greedtok import Tokenizer
+from hf_greedtok.cli import main
+
+
+def test_train_superwords_saves_a_tokenizer_whose_tokens_span_words(tmp_path, capsys):
+    from transformers import AutoTokenizer
+
+    out = tmp_path / "sw"
+    assert main(["train", str(EXAMPLE_TEXT), "--superwords", "--vocab-size", "2000", "--output", str(out),
+                 "--quiet"]) == 0
+    assert "learned 2000 tokens" in capsys.readouterr().out
+    tok = Tokenizer.load(out)
+    assert tok.pre_tokenizer.pattern == tok.pre_tokenizer.__class__("superwords").pattern
+    assert tok.training_info["superwords"]["word_tokens"] == 500     # a quarter by default
+    assert any(b" of the" == t for t in tok.model.ranked_tokens)
+    lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:300]
+    hf = AutoTokenizer.from_pretrained(str(out))
+    ids = hf(lines, add_special_tokens=False)["input_ids"]
+    assert ids == [tok.encode(line) for line in lines]
+    assert [hf.decode(i) for i in ids] == lines
+    assert any(len(hf.convert_ids_to_tokens([i])[0].split("Ġ")) > 2 for row in ids for i in row)
+
+
+def test_count_superwords_then_train_from_the_table_gives_the_same_tokenizer(tmp_path):
+    table = tmp_path / "chunks.tsv"
+    assert main(["count", str(EXAMPLE_TEXT), "--superwords", "-o", str(table), "--quiet"]) == 0
+    assert any(" " in line.split("\t")[0].strip() for line in table.read_text(encoding="utf-8").splitlines())
+    args = ["--superwords", "--vocab-size", "800", "--word-tokens", "300", "--quiet"]
+    assert main(["train", str(EXAMPLE_TEXT), "-o", str(tmp_path / "a"), *args]) == 0
+    assert main(["train", str(table), "--counts", "--no-prefix-space", "-o", str(tmp_path / "b"), *args]) == 0
+    a, b = Tokenizer.load(tmp_path / "a"), Tokenizer.load(tmp_path / "b")
+    assert a.model.ranked_tokens == b.model.ranked_tokens
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--superwords", "--units", "chars"], "--superwords trains byte-level GreedTok"),
+    (["--superwords", "--bpe-candidates", "2"], "drop --bpe-candidates"),
+    (["--superwords", "--pattern", "superwords"], "--pattern is the split of the word-level stage"),
+    (["--word-tokens", "10"], "add --superwords"),
+    (["--superwords", "--word-tokens", "900"], "--word-tokens 900 is more than the 500 learned tokens"),
+    (["--superwords", "--algorithm", "bpe"], "--superwords"),
+    (["--superwords", "--word-tokens", "-1"], "must be >= 0"),
+])
+def test_bad_combinations_exit_2_and_write_nothing(extra, message, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "-o", str(out), "--quiet", *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []

@@ -1,0 +1,76 @@
+"""A superword tokenizer inside transformers (issue 31 item 3): the native fast path, the
+backend and the pure ``tokenizer.json`` (stock ``Split`` + Unigram, loaded without
+hf_greedtok) give the same ids; offsets are valid; ``word_ids()`` counts chunks, and
+``is_split_into_words=True`` keeps tokens inside the words given."""
+from __future__ import annotations
+
+import pytest
+from corpora import corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hf_greedtok import ByteLevel, GreedTokTokenizerFast
+from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
+
+
+@pytest.fixture(scope="module")
+def trained():
+    lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:20000]
+    return GreedTokSuperwordTrainer(3000, show_progress=False).train_from_iterator(lines)
+
+
+@pytest.fixture(scope="module")
+def folder(trained, tmp_path_factory):
+    out = tmp_path_factory.mktemp("superwords")
+    GreedTokTokenizerFast.from_greedtok(trained, mode="optimal").save_pretrained(out)
+    return out
+
+
+def unseen() -> list[str]:
+    lines = corpus("en_python_docs.txt").read_text(encoding="utf-8").splitlines()[:1500]
+    return lines + corpus("hi_devdas.txt").read_text(encoding="utf-8").splitlines()[:200]
+
+
+def test_the_native_path_the_backend_and_the_pure_file_agree(trained, folder):
+    from tokenizers import Tokenizer as Backend
+    from transformers import AutoTokenizer
+
+    lines = unseen()
+    native = [list(ids) for ids in trained.encode_batch(lines, mode="optimal")]
+    hf = AutoTokenizer.from_pretrained(str(folder))
+    assert hf(lines, add_special_tokens=False)["input_ids"] == native
+    pure = Backend.from_file(str(folder / "tokenizer.json"))          # stock tokenizers, no custom code
+    assert [e.ids for e in pure.encode_batch(lines, add_special_tokens=False)] == native
+    assert any(b" " in trained.model.decode_bytes([i]).strip(b" ") for row in native for i in row)
+    assert [hf.decode(ids) for ids in native] == lines
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=60))
+def test_any_text_round_trips_with_valid_offsets(trained, folder, text):
+    from tokenizers import Tokenizer as Backend
+
+    ids = trained.encode(text, mode="optimal")
+    assert trained.decode(ids) == text
+    pure = Backend.from_file(str(folder / "tokenizer.json"))
+    assert pure.encode(text, add_special_tokens=False).ids == ids
+    enc = GreedTokTokenizerFast.from_pretrained(str(folder))(text, add_special_tokens=False,
+                                                             return_offsets_mapping=True)
+    spans = enc["offset_mapping"]
+    assert all(0 <= a <= b <= len(text) for a, b in spans)
+    assert not spans or spans[-1][1] == len(text)
+
+
+def test_word_ids_count_chunks_and_split_words_stay_apart(folder, trained):
+    tok = GreedTokTokenizerFast.from_pretrained(str(folder))
+    text = "It was one of the best of the times, said he."
+    chunks = ByteLevel("superwords").pre_tokenize(text)
+    enc = tok(text, add_special_tokens=False)
+    # a token spanning words belongs to its chunk: word_ids() numbers chunks, not words
+    assert sorted(set(enc.word_ids())) == list(range(len(chunks)))
+    assert len(set(enc.word_ids())) < len(text.split(" "))
+    words = text.split(" ")
+    split = tok(words, is_split_into_words=True, add_special_tokens=False)
+    # each given word is encoded alone, so no token crosses them
+    assert split["input_ids"] == [i for w in words for i in trained.encode(w, mode="optimal")]
+    assert split.word_ids() == [k for k, w in enumerate(words) for _ in trained.encode(w, mode="optimal")]
