@@ -3,7 +3,8 @@
 The product tier, in data-flow order (``__all__``): a :class:`UnicodeNormalizer`, a
 pre-tokenizer (:class:`ByteLevel`, :class:`Metaspace`), the word counter
 (:func:`count_words`, :func:`count_words_in_files`, :func:`read_count_tables`), the trainers
-(:class:`GreedTokTrainer`, :class:`GreedWMCTrainer`; their room, :mod:`.trainers`, also holds CBPE
+(:class:`GreedTokTrainer`, :class:`GreedWMCTrainer`, :class:`GreedTokSuperwordTrainer` for tokens
+that span words; their room, :mod:`.trainers`, also holds CBPE
 and hierarchical GreedTok), the ranked vocabulary with its cover and optimal encoders
 (:class:`GreedTokModel`), the pipeline that chains them (:class:`Tokenizer`),
 the transformers tokenizer (:class:`GreedTokTokenizerFast`) with
@@ -46,7 +47,7 @@ if TYPE_CHECKING:      # the names as type checkers see them; at run time __geta
     from .models import GreedTokModel
     from .normalizers import UnicodeNormalizer
     from .pre_tokenizers import ByteLevel, Metaspace
-    from .trainers import GreedTokTrainer, GreedWMCTrainer
+    from .trainers import GreedTokSuperwordTrainer, GreedTokTrainer, GreedWMCTrainer
     from .trainers.cbpe import CBPETrainer  # noqa: F401
     from .word_counts import count_words, count_words_in_files, read_count_tables
 
@@ -57,7 +58,7 @@ _EXPORTS = {
     "UnicodeNormalizer": "normalizers",
     "ByteLevel": "pre_tokenizers", "Metaspace": "pre_tokenizers",
     "count_words": "word_counts", "count_words_in_files": "word_counts", "read_count_tables": "word_counts",
-    "GreedTokTrainer": "trainers", "GreedWMCTrainer": "trainers",
+    "GreedTokTrainer": "trainers", "GreedWMCTrainer": "trainers", "GreedTokSuperwordTrainer": "trainers",
     "GreedTokModel": "models",
     "Tokenizer": "core",
     "GreedTokTokenizerFast": "hf.tokenization_greedtok",
@@ -66,7 +67,7 @@ _EXPORTS = {
 }
 __all__ = [
     "UnicodeNormalizer", "ByteLevel", "Metaspace", "count_words", "count_words_in_files", "read_count_tables",
-    "GreedTokTrainer", "GreedWMCTrainer", "GreedTokModel", "Tokenizer", "GreedTokTokenizerFast",
+    "GreedTokTrainer", "GreedWMCTrainer", "GreedTokSuperwordTrainer", "GreedTokModel", "Tokenizer", "GreedTokTokenizerFast",
     "export_optimal_tokenizer_json", "GreedTokError", "CorpusError", "GreedTokFileError",
 ]
 

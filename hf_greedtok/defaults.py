@@ -25,4 +25,4 @@ DEFAULT_MAX_RETRIES = 3
 # tokens the word-level stage takes (SuperBPE's transition point t, as a fraction of k), and the
 # chunk stage's frequency floor.
 DEFAULT_WORD_TOKEN_SHARE = 0.25
-DEFAULT_SUPERWORD_MIN_FREQUENCY = 16
+DEFAULT_SUPERWORD_MIN_FREQUENCY = 32

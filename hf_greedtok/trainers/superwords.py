@@ -34,11 +34,11 @@ from collections import Counter
 from typing import Mapping, Optional, Sequence, Union
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_SUPERWORD_MIN_FREQUENCY, DEFAULT_WORD_TOKEN_SHARE
+from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY, DEFAULT_WORD_TOKEN_SHARE
 from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers import ByteLevel
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS, find_split
-from .greedtok import DEFAULT_MAX_TOKEN_LENGTH, GreedTokTrainer
+from .greedtok import GreedTokTrainer
 
 
 class GreedTokSuperwordTrainer(GreedTokTrainer):
