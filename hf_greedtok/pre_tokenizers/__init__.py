@@ -34,7 +34,7 @@ if TYPE_CHECKING:      # the names as type checkers see them; at run time __geta
     from .kinds import KINDS, check_pre_tokenizer, pre_tokenizer_from_dict, pre_tokenizer_from_name, type_name
     from .metaspace import Metaspace
     from .patterns import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, SPLITS,
-                           WHITESPACE_PATTERN, SplitPattern)
+                           SUPERWORDS_PATTERN, WHITESPACE_PATTERN, SplitPattern)
 
 # public name -> the module defining it
 _EXPORTS = {
@@ -44,7 +44,7 @@ _EXPORTS = {
     **dict.fromkeys(("KINDS", "check_pre_tokenizer", "pre_tokenizer_from_dict", "pre_tokenizer_from_name",
                      "type_name"), ".kinds"),
     **dict.fromkeys(("GPT2_PATTERN", "GPT4_MARKS_PATTERN", "GPT4_PATTERN", "O200K_PATTERN", "PATTERNS", "SPLITS",
-                     "SplitPattern", "WHITESPACE_PATTERN"), ".patterns"),
+                     "SplitPattern", "SUPERWORDS_PATTERN", "WHITESPACE_PATTERN"), ".patterns"),
     "replace_surrogates": "..normalizers",
 }
 __all__ = sorted(_EXPORTS)

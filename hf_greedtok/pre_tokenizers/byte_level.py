@@ -44,8 +44,10 @@ class ByteLevel(PreTokenizer):
         pattern: the split regex: the name of a split we ship (:mod:`.patterns`: "gpt4", the
             default, cl100k_base's; "gpt2", r50k_base's; "o200k", o200k_base's; "whitespace",
             the GreedTok paper's space-delimited words; "gpt4-marks", gpt4 with combining marks
-            kept in letter runs; or an alias such as "cl100k"), or a pattern string. The splits we
-            ship run natively (:attr:`native_pattern`); any other pattern runs in ``regex``.
+            kept in letter runs; "superwords", chunks of words and single punctuation within a
+            line, for tokens that span words; or an alias such as "cl100k"), or a pattern string.
+            The splits we ship run natively (:attr:`native_pattern`); any other pattern runs in
+            ``regex``.
     """
 
     pattern: str = GPT4_PATTERN

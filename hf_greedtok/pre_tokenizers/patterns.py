@@ -77,9 +77,23 @@ GPT4_MARKS = SplitPattern(
     name="gpt4-marks", label="GPT-4 regex, marks kept", native_id=4,
     regex=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
           r"""|\s*[\r\n]|\s+(?!\S)|\s+""")
+# The chunk splitter for tokens that span words (issue 31; in the spirit of SuperBPE's stage-2
+# pre-tokenization, Liu et al. 2025, arXiv 2503.13423). A chunk is a run, within one line, of
+# gpt4-marks letter words (one optional non-letter, non-digit, non-newline character before a run
+# of letters and marks) and of single punctuation characters (optionally after one space) not next
+# to another punctuation character. Digits (1-3), runs of 2+ punctuation (with an optional space
+# before), line ends (\s*[\r\n]) and other whitespace runs (trailing spaces, then any) stay apart,
+# as in GPT-4's split; so no chunk crosses a line end, holds a digit, or ends in a space.
+# letter_runs_whole=False: a letter run is part of a longer chunk in running text, so a count
+# table's entries go through the split itself (which, for an ASCII word, gives the one chunk
+# "word" or " word", as the shortcut would).
+SUPERWORDS = SplitPattern(
+    name="superwords", label="superword chunks", native_id=5, letter_runs_whole=False,
+    regex=r"""(?:[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+| ?[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}]))+|\p{N}{1,3}"""
+          r"""| ?[^\s\p{L}\p{N}]{2,}|\s*[\r\n]|\s+(?!\S)|\s+""")
 
 #: Every split we ship, in native id order.
-SPLITS = (GPT4, GPT2, O200K, WHITESPACE, GPT4_MARKS)
+SPLITS = (GPT4, GPT2, O200K, WHITESPACE, GPT4_MARKS, SUPERWORDS)
 #: The splits by name and by alias.
 SPLITS_BY_NAME = {name: s for s in SPLITS for name in (s.name, *s.aliases)}
 _BY_REGEX = {s.regex: s for s in SPLITS}
@@ -97,7 +111,7 @@ DEFAULT_SPLIT = GPT4_MARKS.name
 PATTERNS = {name: s.regex for name, s in SPLITS_BY_NAME.items()}
 # The regexes under their 0.1 names.
 GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN = GPT4.regex, GPT2.regex, O200K.regex
-WHITESPACE_PATTERN, GPT4_MARKS_PATTERN = WHITESPACE.regex, GPT4_MARKS.regex
+WHITESPACE_PATTERN, GPT4_MARKS_PATTERN, SUPERWORDS_PATTERN = WHITESPACE.regex, GPT4_MARKS.regex, SUPERWORDS.regex
 
 
 def find_split(pattern: str) -> Optional[SplitPattern]:

@@ -15,6 +15,10 @@ tests/pre_tokenizers/test_native_split.py checks that the ids agree and that eac
 * ``PATTERN_GPT4_MARKS``: ``GPT4_MARKS``, GPT-4's split whose letter runs are
   ``[\\p{L}\\p{M}]+``, so combining marks (Devanagari vowel signs, viramas) stay in their words,
   as in o200k's letter classes.
+* ``PATTERN_SUPERWORDS``: ``SUPERWORDS``, the chunk splitter for tokens that span words: a chunk
+  is a run, within one line, of GPT4_MARKS letter words and of single punctuation characters
+  (one space may precede one) not next to another punctuation character; digits, runs of 2+
+  punctuation, line ends and other whitespace stay apart as in GPT-4's split.
 
 Each scanner replays the backtracking search of ``regex`` for one word: the leftmost alternative
 that matches wins, possessive quantifiers (``?+``, ``++``) never give back, greedy ones give back
@@ -278,6 +282,73 @@ cdef inline int64_t _o200k_word(const unit_t* t, int64_t i, int64_t n) noexcept 
     return _digits_other_spaces(t, i, n, p, c, True)
 
 
+# ---- superword chunks ----
+
+cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
+    """End of ``(?:[^\\r\\n\\p{L}\\p{N}]?+[\\p{L}\\p{M}]+| ?[^\\s\\p{L}\\p{N}](?![^\\s\\p{L}\\p{N}]))+``
+    from i, SUPERWORDS' first alternative; i when it does not match at i.
+
+    Nothing follows the group in the alternative, so the search never backtracks into it: each
+    repetition takes the first piece that fits, whole (the letter run is greedy), and the loop
+    stops at the first position where neither piece fits."""
+    cdef uint32_t c
+    cdef uint16_t p, q
+    while i < n:
+        c = t[i]
+        p = _props(c)
+        if p & HFG_L:                   # a letter: no prefix, the run of letters and marks
+            i = _run(t, i + 1, n, HFG_L | HFG_M)
+            continue
+        if i + 1 == n:
+            # the last code point: no letter can follow a prefix; ``(?!...)`` holds at the end
+            if not (p & _LNS):
+                i += 1
+            break
+        q = _props(t[i + 1])
+        # the possessive prefix (one code point neither letter, digit, CR nor LF: a space or a
+        # mark too) needs a letter or mark after it; taken, it is not given back, so a mark
+        # with no letter or mark after it is punctuation
+        if not (p & HFG_N) and c != _CR and c != _LF and q & (HFG_L | HFG_M):
+            i = _run(t, i + 2, n, HFG_L | HFG_M)
+            continue
+        # one punctuation character, with the one space before it, not followed by another
+        if not (p & _LNS):
+            if q & _LNS:
+                i += 1
+                continue
+            break
+        if c == _SPACE and not (q & _LNS) and (i + 2 == n or _props(t[i + 2]) & _LNS):
+            i += 2
+            continue
+        break
+    return i
+
+
+cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
+    """One word of SUPERWORDS: a chunk, else as GPT-4's split but punctuation runs (2 or more
+    code points here, as the chunk takes a single one) keep no line ends."""
+    cdef int64_t e = _chunk_end(t, i, n)
+    cdef uint32_t c
+    cdef uint16_t p
+    if e > i:
+        return e
+    c = t[i]
+    p = _props(c)
+    # \p{N}{1,3}
+    if p & HFG_N:
+        e = i + 1
+        while e < n and e < i + 3 and _props(t[e]) & HFG_N:
+            e += 1
+        return e
+    #  ?[^\s\p{L}\p{N}]{2,}: punctuation that is no chunk has punctuation after it
+    if not (p & _LNS):
+        return _run_other(t, i + 1, n)
+    if c == _SPACE and i + 2 < n and not (_props(t[i + 1]) & _LNS) and not (_props(t[i + 2]) & _LNS):
+        return _run_other(t, i + 3, n)
+    # \s*[\r\n]|\s+(?!\S)|\s+
+    return _newline_spaces(t, i, n)
+
+
 cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
     cdef int64_t i = 0
     cdef int64_t count = 0
@@ -304,6 +375,11 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]&
     elif pattern == PATTERN_GPT4_MARKS:
         while i < n:
             i = _gpt4_word(text, i, n, HFG_L | HFG_M)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_SUPERWORDS:
+        while i < n:
+            i = _superwords_word(text, i, n)
             ends.push_back(i)
             count += 1
     else:

@@ -22,7 +22,7 @@ from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer, UnicodeNormalizer
 from hf_greedtok.pre_tokenizers import PATTERNS
 
 TEXT_CORPORA = sorted(p.name for p in CORPORA.glob("*.txt"))
-NATIVE = ("gpt4", "gpt2", "o200k", "whitespace", "gpt4-marks")
+NATIVE = ("gpt4", "gpt2", "o200k", "whitespace", "gpt4-marks", "superwords")
 SPECIALS = ["<|endoftext|>", "<pad>"]
 
 

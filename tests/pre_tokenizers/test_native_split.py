@@ -1,9 +1,8 @@
 """The native pre-tokenizer (issue 14 item 2): ``hf_greedtok._pretokenize.split(native_id(PATTERN), text)``
-gives exactly ``regex.findall(PATTERN, text)`` for the five split patterns we ship (GPT-4's
-cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words, and
-GPT-4's with combining marks in its letter runs),
-over any text: arbitrary Unicode including lone surrogates, text crowded with the patterns'
-tricky parts, every code point, and every shared corpus. Its character classes come from a
+gives exactly ``regex.findall(PATTERN, text)`` for the six split patterns we ship (GPT-4's
+cl100k_base, GPT-2's r50k_base, GPT-4o's o200k_base, the GreedTok paper's whitespace words,
+GPT-4's with combining marks in its letter runs, and the superword chunks), over any text:
+arbitrary Unicode including lone surrogates, text crowded with the patterns' tricky parts, every code point, and every shared corpus. Its character classes come from a
 header generated from the installed ``regex``; a test regenerates it and compares.
 
 Default run: about 3,000 hypothesis examples per pattern (arbitrary, tricky, and Latin-1-only
@@ -23,12 +22,14 @@ from hypothesis import strategies as st
 
 from hf_greedtok import _pretokenize
 from hf_greedtok.pre_tokenizers.patterns import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS,
-                                                 SPLIT_NAMES, SPLITS, WHITESPACE_PATTERN, native_id)
+                                                 SPLIT_NAMES, SPLITS, SUPERWORDS_PATTERN, WHITESPACE_PATTERN,
+                                                 native_id)
 
 # pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3,
-# PATTERN_GPT4_MARKS = 4
+# PATTERN_GPT4_MARKS = 4, PATTERN_SUPERWORDS = 5
 NATIVE = {"gpt4": (GPT4_PATTERN, 0), "gpt2": (GPT2_PATTERN, 1), "o200k": (O200K_PATTERN, 2),
-          "whitespace": (WHITESPACE_PATTERN, 3), "gpt4-marks": (GPT4_MARKS_PATTERN, 4)}
+          "whitespace": (WHITESPACE_PATTERN, 3), "gpt4-marks": (GPT4_MARKS_PATTERN, 4),
+          "superwords": (SUPERWORDS_PATTERN, 5)}
 NAMES = list(NATIVE)
 COMPILED = {name: regex.compile(pattern) for name, (pattern, _) in NATIVE.items()}
 GENERATOR = REPO / "src_ext" / "hf_greedtok" / "gen_unicode_props.py"
@@ -78,6 +79,31 @@ def assert_same_split(name: str, text: str) -> None:
     # a mark is no letter: like any non-letter it may lead a letter run, else it is punctuation
     ("gpt4-marks", "\u0301a \u0301\u0301! e\u0301'S", ["\u0301a", " \u0301\u0301", "!", " e\u0301", "'S"]),
     ("gpt4-marks", "\u0301!\n\n\u0301", ["\u0301!\n\n", "\u0301"]),
+    # superwords: gpt4-marks words and single punctuation chain into one chunk within a line;
+    # digits (1-3), runs of 2+ punctuation (with the space before them), line ends and the
+    # space before a digit stay apart, as in GPT-4's split
+    ("superwords", "Hello, world. The year 1990 was great!!\n",
+     ["Hello, world. The year", " ", "199", "0", " was great", "!!", "\n"]),
+    # an apostrophe or bracket between letters, or after a space, is single punctuation; "--"
+    # and "..." are runs, and the chunk resumes after them
+    ("superwords", "don't (stop) me -- now: a.b.c... e.g. x\r\n",
+     ["don't (stop) me", " --", " now: a.b.c", "...", " e.g. x", "\r\n"]),
+    ("superwords", "x ! y !? z", ["x ! y", " !?", " z"]),
+    # of two spaces the last joins the next chunk; a tab (any one non-letter but CR/LF) may lead
+    # letters, as in gpt4, so "and\tTabs" is one chunk
+    ("superwords", "(hello) 5 apples,  and\tTabs", ["(hello)", " ", "5", " apples,", " ", " and\tTabs"]),
+    # no chunk crosses a line end or ends in a space: trailing spaces go with the line end
+    ("superwords", "one\ntwo  \n\nthree ,x", ["one", "\n", "two", "  \n\n", "three ,x"]),
+    # vowel signs and viramas stay in their words; the danda is single punctuation
+    ("superwords", " लड़कियाँ कार्य करती हैं। 12 बजे", [" लड़कियाँ कार्य करती हैं।", " ", "12", " बजे"]),
+    # code: indentation keeps its last space for the next chunk; punctuation next to punctuation
+    # ends a chunk ('x[' then '0', ']' then ' ==')
+    ("superwords", '    if x[0] == "a":  # comment\n',
+     ["   ", " if x[", "0", "]", " ==", ' "a', '":', " ", " # comment", "\n"]),
+    # the possessive prefix: a mark leads a chunk only before a letter or mark, else it is
+    # punctuation, as a lone surrogate is (regex gives it no class)
+    ("superwords", "\u0301! \u0301\u0301 x\ud800 \ud800\ud800.", ["\u0301!", " \u0301\u0301 x\ud800", " \ud800\ud800."]),
+    ("superwords", "a\ud800b \ud800 c", ["a\ud800b \ud800 c"]),
 ])
 def test_examples(name, text, words):
     assert COMPILED[name].findall(text) == words
@@ -98,8 +124,10 @@ SPACES = list("\t\n\x0b\x0c\r \x85\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u20
     + ["\r\n", "\n\n", "  ", " \n ", "\x1c", "\x1f", "\u200b", "\ufeff"]
 CONTRACTION = ["'", "\u2019", "/"] + list("sdmtlvreSDMTLVRE") + ["\u017f", "\u212a", "k", "K", "\u0130", "\u0131", "\u00df"] \
     + ["'s", "'S", "'\u017f", "'t", "'T", "'d", "'D", "'m", "'M", "'ll", "'LL", "'lL", "'ve", "'VE", "'re", "'Re", "'x"]
+# superwords' chunks end where punctuation meets punctuation, a digit or a line end
+PUNCTUATION = list(",.!?:;()[]\"-#") + [" ,", ", ", " (", "--", "...", "!!\n", ".\r\n", "\u0964", "\u00bf"]
 TRICKY = st.one_of(
-    st.sampled_from(SPACES + CONTRACTION),
+    st.sampled_from(SPACES + CONTRACTION + PUNCTUATION),
     st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo"]),
     st.characters(categories=["Mn", "Mc", "Me"]),
     st.characters(categories=["Nd", "Nl", "No"]),
@@ -112,7 +140,8 @@ TRICKY_TEXT = (st.lists(TRICKY, max_size=60) | st.lists(TRICKY, min_size=15, max
 
 # texts of code points below 256 only: a str of kind 1, which the scanner reads byte by byte
 LATIN1_TEXT = st.lists(st.one_of(st.characters(max_codepoint=0xFF),
-                                  st.sampled_from([c for c in SPACES + CONTRACTION if max(map(ord, c)) < 256])),
+                                  st.sampled_from([c for c in SPACES + CONTRACTION + PUNCTUATION
+                                                   if max(map(ord, c)) < 256])),
                        max_size=60).map("".join)
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -177,10 +206,12 @@ def test_every_code_point_in_order(name, every_code_point):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_code_point_between_a_space_and_a_contraction(name, every_code_point):
-    """Each code point once after a space, before letters (cased or not) and as a contraction letter."""
+    """Each code point once after a space, before letters (cased or not), as a contraction letter,
+    and before and after single punctuation."""
     assert_same_split(name, "".join(f" {c}a'{c}B{c}\u0301" for c in every_code_point[::3]))
     assert_same_split(name, "".join(f"{c}  '{c}{c}\n" for c in every_code_point[1::3]))
     assert_same_split(name, "".join(f"A{c}1{c}/{c}\u02b0" for c in every_code_point[2::3]))
+    assert_same_split(name, "".join(f"x.{c} ,{c}." for c in every_code_point))
 
 
 # ---------------------------------------------------------------- the shared corpora
@@ -315,5 +346,6 @@ def test_split_rejects_non_strings():
         split(GPT4_PATTERN, None)
     with pytest.raises(TypeError):
         _pretokenize.split(None, "text")
-    with pytest.raises(ValueError, match="no native pre-tokenizer for pattern id 5"):
-        _pretokenize.split(5, "text")
+    last = _pretokenize.PATTERN_LAST
+    with pytest.raises(ValueError, match=f"no native pre-tokenizer for pattern id {last + 1}"):
+        _pretokenize.split(last + 1, "text")

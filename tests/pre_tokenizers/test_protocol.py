@@ -81,8 +81,8 @@ def test_the_rest_of_the_package_asks_the_component():
     assert [c.split(":")[0] for c in checks] == ["hf/tokenization_greedtok.py"], checks
 
 
-@pytest.mark.parametrize("pre", [ByteLevel(), ByteLevel("o200k"), ByteLevel(r"\w+|\W+"), Metaspace(),
-                                 Metaspace(units="marks")], ids=repr)
+@pytest.mark.parametrize("pre", [ByteLevel(), ByteLevel("o200k"), ByteLevel("superwords"), ByteLevel(r"\w+|\W+"),
+                                 Metaspace(), Metaspace(units="marks")], ids=repr)
 def test_every_kind_answers_for_itself(pre):
     assert isinstance(pre, PreTokenizer) and KINDS[pre.kind] is type(pre)
     assert pre.to_dict()["type"] == pre.kind and pre_tokenizer_from_dict(pre.to_dict()) == pre
