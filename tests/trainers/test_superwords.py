@@ -69,7 +69,7 @@ def test_tokens_span_words_and_cover_reproduces_the_training_partition(english_t
     partition, so the corpus's cover tokens are the trainer's objective."""
     tok = GreedTokSuperwordTrainer(3000, show_progress=False).train_from_iterator(english_text.splitlines())
     spanning = [t for t in tok.model.ranked_tokens if b" " in t.strip(b" ")]
-    assert len(spanning) > 100
+    assert len(spanning) > 30
     assert b" of the" in tok.model.ranked_tokens
     lines = english_text.splitlines()
     cover = sum(len(ids) for ids in tok.encode_batch(lines, mode="cover"))
