@@ -25,6 +25,7 @@ run's peak so far).
     python benchmarks/other_domains.py        # once: builds the four texts from Debian packages
     python benchmarks/bench_superwords.py --totals 32768
     python benchmarks/bench_superwords.py --totals 4096 32768 65536 --variants '[{}, {"word_tokens": 0}]'
+    python benchmarks/bench_superwords.py --multilingual --totals 32768
 """
 from __future__ import annotations
 
@@ -95,8 +96,14 @@ def main() -> None:
     p.add_argument("--superbpe-t", type=float, nargs="*", default=[0.5, 0.75],
                    help="SuperBPE-style rows: transition points as fractions of the total (none: no such row)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--multilingual", action="store_true",
+                   help="instead: train on the shared multilingual mix (every running-text corpus) and compare "
+                        "superword with word-level GreedTok on unseen Japanese, Korean, Chinese and Hindi text")
     args = p.parse_args()
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M')}; load average {os.getloadavg()[0]:.2f}")
+    if args.multilingual:
+        multilingual(args)
+        return
     corpus = [line for name in TRAIN for line in lines_of(CORPORA / name)]
     train = [line for i, line in enumerate(corpus) if i % 10]
     evals = {"in sample": train[::50], "held-out lines": corpus[::10]}
@@ -133,11 +140,46 @@ def main() -> None:
             t0 = time.time()
             trainer = GreedTokSuperwordTrainer(total - 256, show_progress=False, num_threads=args.threads, **kw)
             tok = trainer.train_from_iterator(train)
-            info = tok.training_info["superwords"]
+            info = tok.training_info["curriculum"]
             label = f"GreedTok superwords {json.dumps(kw)} (t = {info['word_tokens']:,})"
             results.append(row(label, measure(GreedTokPeer(label, "GreedTok", tok, "optimal"), evals), base,
                                time.time() - t0, list(others)))
     print(json.dumps({"machine": machine(), "results": results}))
+
+
+def multilingual(args: argparse.Namespace) -> None:
+    """The no-regression check outside English: both GreedToks trained on the mix (every 10th line
+    held out) at each total; unseen text: the Japanese and Korean names of
+    multi_isocodes_parallel.tsv (never trained on: the mix has no Japanese or Korean), and the
+    held-out lines of zh_reviews and hi_devdas. Cells: superword tokens relative to word level."""
+    from common import TEXT_CORPORA
+    train, unseen = [], {}
+    for name in TEXT_CORPORA:
+        lines = lines_of(CORPORA / name)
+        train += [line for i, line in enumerate(lines) if i % 10]
+        if name.startswith(("zh_", "hi_")):
+            unseen[name.split("_")[0] + " (held-out lines)"] = lines[::10]
+    rows = [line.rstrip("\n").split("\t") for line in lines_of(CORPORA / "multi_isocodes_parallel.tsv")[1:]]
+    for lang in ("ja", "ko"):
+        unseen[f"{lang} (names)"] = [r[3] for r in rows if r[0] == lang]
+    print("| total | tokenizer | " + " | ".join(unseen) + " | train s |")
+    print("|---|---|" + "---:|" * (len(unseen) + 1))
+    for total in args.totals:
+        t0 = time.time()
+        words = count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False)
+        word_tok = GreedTokTrainer(total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
+                                   num_threads=args.threads).train_from_counts(words)
+        seconds = time.time() - t0
+        base = measure(GreedTokPeer("word level", "GreedTok", word_tok, "optimal"), unseen)
+        print(f"| {total:,} | GreedTok, word level (tokens) | " + " | ".join(f"{v:,}" for v in base.values())
+              + f" | {seconds:.0f} |", flush=True)
+        t0 = time.time()
+        sw = GreedTokSuperwordTrainer(total - 256, show_progress=False, num_threads=args.threads) \
+            .train_from_iterator(train)
+        seconds = time.time() - t0
+        got = measure(GreedTokPeer("superwords", "GreedTok", sw, "optimal"), unseen)
+        print(f"| {total:,} | GreedTok superwords (vs word level) | "
+              + " | ".join(f"{100 * (got[k] / base[k] - 1):+.2f}%" for k in unseen) + f" | {seconds:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ Paths (``Encoder``; names are what tests are parametrized with):
 * folders written by ``hf-greedtok train``: BPE/CBPE (``cbpe-marks``, ``cbpe-vowels``,
   ``bpe-chars``, ``bpe-bytes``; ``-file`` = its tokenizer.json, ``-auto`` = AutoTokenizer),
   GreedTok with train's byte-level defaults (``greedtok-bytes``: the gpt4-marks split, optimal)
+  and with ``--superwords`` (``greedtok-superwords``: tokens spanning words, optimal)
   and lookup folders (``lookup-greedtok-marks-*``, ``lookup-cbpe-marks-*``);
 * foreign vocabularies: cl100k_base via ``Tokenizer.from_tiktoken`` and a byte-level HF BPE
   tokenizer.json trained here via ``Tokenizer.from_hf_bpe`` (cover, optimal), and
@@ -302,11 +303,16 @@ CLI_FOLDERS = {          # name -> `hf-greedtok train` arguments besides input, 
     # train's defaults at byte level: the gpt4-marks split (native scanner in the fast path, the
     # Rust regex in tokenizer.json) and the optimal encoder (tokenizers' Unigram in the file)
     "greedtok-bytes": ["--algorithm", "greedtok", "--units", "bytes"],
+    # superword GreedTok (issue 31): chunks that span words, the superwords scanner in the fast
+    # path, Oniguruma's Split and Unigram in tokenizer.json
+    "greedtok-superwords": ["--algorithm", "greedtok", "--units", "bytes", "--superwords"],
 }
-for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks", "greedtok-bytes"):
+for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks", "greedtok-bytes",
+           "greedtok-superwords"):
     ENCODER_NAMES += [f"{_f}-file", f"{_f}-auto"]
 PAIRS += [Pair(f"{_f}-auto", f"{_f}-file", f"{_f}-auto") for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars",
-                                                                     "bpe-bytes", "greedtok-bytes")]
+                                                                     "bpe-bytes", "greedtok-bytes",
+                                                                     "greedtok-superwords")]
 ENCODER_NAMES += ["lookup-greedtok-marks-cover", "lookup-greedtok-marks-optimal", "lookup-greedtok-marks-auto",
                   "lookup-greedtok-marks-file"]
 PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-auto"),

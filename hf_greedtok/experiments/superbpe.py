@@ -69,18 +69,13 @@ from typing import Optional, Sequence
 import regex
 
 from ..pre_tokenizers import ByteLevel
+from ..pre_tokenizers.patterns import GPT4, SUPERBPE_STAGE2_PATTERN  # noqa: F401 (re-exported)
 from .peers import Peer
 
 __all__ = ["SUPERBPE_STAGE2_PATTERN", "SuperBPEPeer", "superbpe_chunks", "train_superbpe_style"]
 
-# SuperBPE's stage-2 pre-tokenizer, verbatim from scripts/extend_tokenizer.sh (regex_string) of
-# github.com/PythonNut/superbpe (also scripts/extend_existing_tokenizer.sh); utils.py
-# train_or_extend_tokenizer uses it as Split(Regex(regex_string), behavior="isolated") followed
-# by ByteLevel(add_prefix_space=False, use_regex=False).
-SUPERBPE_STAGE2_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
-
 _STAGE2_REGEX = regex.compile(SUPERBPE_STAGE2_PATTERN)
-_STAGE1_SPLIT = "gpt4"
+_STAGE1_SPLIT = GPT4.name
 _BYTES = 256
 _SYMBOL_BASE = 0xF0000                  # plane 15, Supplementary Private Use Area-A
 _MAX_STAGE1_IDS = 0xFFFFE - _SYMBOL_BASE   # U+F0000..U+FFFFD: 65,534 characters

@@ -81,16 +81,27 @@ GPT4_MARKS = SplitPattern(
 # pre-tokenization, Liu et al. 2025, arXiv 2503.13423). A chunk is a run, within one line, of
 # gpt4-marks letter words (one optional non-letter, non-digit, non-newline character before a run
 # of letters and marks) and of single punctuation characters (optionally after one space) not next
-# to another punctuation character. Digits (1-3), runs of 2+ punctuation (with an optional space
-# before), line ends (\s*[\r\n]) and other whitespace runs (trailing spaces, then any) stay apart,
-# as in GPT-4's split; so no chunk crosses a line end, holds a digit, or ends in a space.
+# to another punctuation character, with the line ends right after it. Digits (1-3), runs of 2+
+# punctuation (with an optional space before, and the line ends after, as GPT-4's), spaces before
+# a line end (\s*[\r\n]) and other whitespace runs (trailing spaces, then any) stay apart; so no
+# chunk crosses a line end, holds a digit or ends in a space. The line ends go with the chunk
+# before them as GPT-4's split gives them to punctuation: isolated, they cost a token on nearly
+# every line (measured, benchmarks/RESULTS.md "Superwords": 3.8 points of the held-out mean).
 # letter_runs_whole=False: a letter run is part of a longer chunk in running text, so a count
 # table's entries go through the split itself (which, for an ASCII word, gives the one chunk
 # "word" or " word", as the shortcut would).
 SUPERWORDS = SplitPattern(
     name="superwords", label="superword chunks", native_id=5, letter_runs_whole=False,
-    regex=r"""(?:[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+| ?[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}]))+|\p{N}{1,3}"""
-          r"""| ?[^\s\p{L}\p{N}]{2,}|\s*[\r\n]|\s+(?!\S)|\s+""")
+    regex=r"""(?:[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+| ?[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}]))+[\r\n]*|\p{N}{1,3}"""
+          r"""| ?[^\s\p{L}\p{N}]{2,}[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""")
+
+# Not a split we ship: SuperBPE's stage-2 pre-tokenizer, the SuperBPE-style peer's
+# (hf_greedtok.experiments.superbpe), verbatim from scripts/extend_tokenizer.sh (regex_string) of
+# github.com/PythonNut/superbpe (also scripts/extend_existing_tokenizer.sh); utils.py
+# train_or_extend_tokenizer uses it as Split(Regex(regex_string), behavior="isolated") followed by
+# ByteLevel(add_prefix_space=False, use_regex=False): its matches stand alone, and everything
+# between them, spaces and line ends included, is one chunk.
+SUPERBPE_STAGE2_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 
 #: Every split we ship, in native id order.
 SPLITS = (GPT4, GPT2, O200K, WHITESPACE, GPT4_MARKS, SUPERWORDS)

@@ -111,7 +111,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     def _fit(self, word_counts: Mapping[str, int], source: str) -> Tokenizer:
         """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks."""
         self.pinned = list(self._user_pinned)
-        stage1_info = {"word_tokens_requested": self.word_tokens, "word_pattern": self.word_pre_tokenizer.pattern}
+        stage1_info = {"word_tokens_requested": self.word_tokens, "word_tokens": 0,
+                       "word_pattern": self.word_pre_tokenizer.pattern}
         if self.word_tokens:
             stage1 = GreedTokTrainer(self.word_tokens, max_token_length=self.max_token_length,
                                      pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
@@ -123,7 +124,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                                word_seconds=stage1.timings["setup_seconds"] + stage1.timings["train_seconds"])
             self._stage1 = stage1
         tok = super()._fit(word_counts, source)
-        tok.training_info["superwords"] = stage1_info
+        tok.training_info["curriculum"] = stage1_info
         return tok
 
     @property

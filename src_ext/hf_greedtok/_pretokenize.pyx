@@ -17,8 +17,9 @@ tests/pre_tokenizers/test_native_split.py checks that the ids agree and that eac
   as in o200k's letter classes.
 * ``PATTERN_SUPERWORDS``: ``SUPERWORDS``, the chunk splitter for tokens that span words: a chunk
   is a run, within one line, of GPT4_MARKS letter words and of single punctuation characters
-  (one space may precede one) not next to another punctuation character; digits, runs of 2+
-  punctuation, line ends and other whitespace stay apart as in GPT-4's split.
+  (one space may precede one) not next to another punctuation character, with the line ends
+  after it; digits, runs of 2+ punctuation (with their line ends, as GPT-4's) and other
+  whitespace stay apart as in GPT-4's split.
 
 Each scanner replays the backtracking search of ``regex`` for one word: the leftmost alternative
 that matches wins, possessive quantifiers (``?+``, ``++``) never give back, greedy ones give back
@@ -325,13 +326,14 @@ cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n) noexcept n
 
 
 cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
-    """One word of SUPERWORDS: a chunk, else as GPT-4's split but punctuation runs (2 or more
-    code points here, as the chunk takes a single one) keep no line ends."""
+    """One word of SUPERWORDS: a chunk with the line ends after it (``[\r\n]*``), else as
+    GPT-4's split but punctuation runs are 2 or more code points here (the chunk takes a single
+    one)."""
     cdef int64_t e = _chunk_end(t, i, n)
     cdef uint32_t c
     cdef uint16_t p
     if e > i:
-        return e
+        return _run_newlines(t, e, n, False)
     c = t[i]
     p = _props(c)
     # \p{N}{1,3}
@@ -340,11 +342,11 @@ cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n) noex
         while e < n and e < i + 3 and _props(t[e]) & HFG_N:
             e += 1
         return e
-    #  ?[^\s\p{L}\p{N}]{2,}: punctuation that is no chunk has punctuation after it
+    #  ?[^\s\p{L}\p{N}]{2,}[\r\n]*: punctuation that is no chunk has punctuation after it
     if not (p & _LNS):
-        return _run_other(t, i + 1, n)
+        return _run_newlines(t, _run_other(t, i + 1, n), n, False)
     if c == _SPACE and i + 2 < n and not (_props(t[i + 1]) & _LNS) and not (_props(t[i + 2]) & _LNS):
-        return _run_other(t, i + 3, n)
+        return _run_newlines(t, _run_other(t, i + 3, n), n, False)
     # \s*[\r\n]|\s+(?!\S)|\s+
     return _newline_spaces(t, i, n)
 

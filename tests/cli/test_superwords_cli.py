@@ -18,7 +18,7 @@ def test_train_superwords_saves_a_tokenizer_whose_tokens_span_words(tmp_path, ca
     assert "learned 2000 tokens" in capsys.readouterr().out
     tok = Tokenizer.load(out)
     assert tok.pre_tokenizer.pattern == tok.pre_tokenizer.__class__("superwords").pattern
-    assert tok.training_info["superwords"]["word_tokens"] == 500     # a quarter by default
+    assert tok.training_info["curriculum"]["word_tokens"] == 500     # a quarter by default
     assert any(b" of the" == t for t in tok.model.ranked_tokens)
     lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:300]
     hf = AutoTokenizer.from_pretrained(str(out))

@@ -80,26 +80,27 @@ def assert_same_split(name: str, text: str) -> None:
     ("gpt4-marks", "\u0301a \u0301\u0301! e\u0301'S", ["\u0301a", " \u0301\u0301", "!", " e\u0301", "'S"]),
     ("gpt4-marks", "\u0301!\n\n\u0301", ["\u0301!\n\n", "\u0301"]),
     # superwords: gpt4-marks words and single punctuation chain into one chunk within a line;
-    # digits (1-3), runs of 2+ punctuation (with the space before them), line ends and the
-    # space before a digit stay apart, as in GPT-4's split
+    # digits (1-3), runs of 2+ punctuation (with the space before them) and the space before a
+    # digit stay apart, as in GPT-4's split; a chunk or a run keeps the line ends after it
     ("superwords", "Hello, world. The year 1990 was great!!\n",
-     ["Hello, world. The year", " ", "199", "0", " was great", "!!", "\n"]),
+     ["Hello, world. The year", " ", "199", "0", " was great", "!!\n"]),
     # an apostrophe or bracket between letters, or after a space, is single punctuation; "--"
     # and "..." are runs, and the chunk resumes after them
     ("superwords", "don't (stop) me -- now: a.b.c... e.g. x\r\n",
-     ["don't (stop) me", " --", " now: a.b.c", "...", " e.g. x", "\r\n"]),
+     ["don't (stop) me", " --", " now: a.b.c", "...", " e.g. x\r\n"]),
     ("superwords", "x ! y !? z", ["x ! y", " !?", " z"]),
     # of two spaces the last joins the next chunk; a tab (any one non-letter but CR/LF) may lead
     # letters, as in gpt4, so "and\tTabs" is one chunk
     ("superwords", "(hello) 5 apples,  and\tTabs", ["(hello)", " ", "5", " apples,", " ", " and\tTabs"]),
     # no chunk crosses a line end or ends in a space: trailing spaces go with the line end
-    ("superwords", "one\ntwo  \n\nthree ,x", ["one", "\n", "two", "  \n\n", "three ,x"]),
+    ("superwords", "one\ntwo  \n\nthree ,x", ["one\n", "two", "  \n\n", "three ,x"]),
+    ("superwords", "end.\n\nNext line\n", ["end.\n\n", "Next line\n"]),
     # vowel signs and viramas stay in their words; the danda is single punctuation
     ("superwords", " लड़कियाँ कार्य करती हैं। 12 बजे", [" लड़कियाँ कार्य करती हैं।", " ", "12", " बजे"]),
     # code: indentation keeps its last space for the next chunk; punctuation next to punctuation
     # ends a chunk ('x[' then '0', ']' then ' ==')
     ("superwords", '    if x[0] == "a":  # comment\n',
-     ["   ", " if x[", "0", "]", " ==", ' "a', '":', " ", " # comment", "\n"]),
+     ["   ", " if x[", "0", "]", " ==", ' "a', '":', " ", " # comment\n"]),
     # the possessive prefix: a mark leads a chunk only before a letter or mark, else it is
     # punctuation, as a lone surrogate is (regex gives it no class)
     ("superwords", "\u0301! \u0301\u0301 x\ud800 \ud800\ud800.", ["\u0301!", " \u0301\u0301 x\ud800", " \ud800\ud800."]),
@@ -124,7 +125,7 @@ SPACES = list("\t\n\x0b\x0c\r \x85\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u20
     + ["\r\n", "\n\n", "  ", " \n ", "\x1c", "\x1f", "\u200b", "\ufeff"]
 CONTRACTION = ["'", "\u2019", "/"] + list("sdmtlvreSDMTLVRE") + ["\u017f", "\u212a", "k", "K", "\u0130", "\u0131", "\u00df"] \
     + ["'s", "'S", "'\u017f", "'t", "'T", "'d", "'D", "'m", "'M", "'ll", "'LL", "'lL", "'ve", "'VE", "'re", "'Re", "'x"]
-# superwords' chunks end where punctuation meets punctuation, a digit or a line end
+# superwords' chunks end where punctuation meets punctuation, a digit or after a line end
 PUNCTUATION = list(",.!?:;()[]\"-#") + [" ,", ", ", " (", "--", "...", "!!\n", ".\r\n", "\u0964", "\u00bf"]
 TRICKY = st.one_of(
     st.sampled_from(SPACES + CONTRACTION + PUNCTUATION),

@@ -59,7 +59,7 @@ def test_stage_one_is_word_level_greedtok_on_the_words_of_the_chunks(english_tex
     words = GreedTokTrainer(1000, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False).train_from_counts(
         trainer.word_counts(chunks))
     assert tok.model.ranked_tokens[:1000] == words.model.ranked_tokens
-    assert tok.training_info["superwords"]["word_tokens"] == 1000
+    assert tok.training_info["curriculum"]["word_tokens"] == 1000
     assert tok.training_info["pinned_tokens"] == 1000
     assert tok.pre_tokenizer == ByteLevel("superwords")
 
