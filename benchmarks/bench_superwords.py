@@ -4,7 +4,8 @@ Protocol: train on en_brown + en_shakespeare_milton + en_python_docs (23.5 MB) w
 10th line; count tokens on a sample of the training lines (every 50th: in sample), on the
 held-out lines (same domains, unseen) and on the four English texts of other domains of
 ``other_domains.py`` (gcide, linux_docs, fortunes, debian_handbook: never trained on). Every peer
-is trained in the same run on the same lines at the same total vocabulary (every id). Cells are
+is trained in the same run on the same lines at the same total vocabulary (every id); "train s"
+is its training time alone (counting included), with what else runs on the machine. Cells are
 total tokens relative to the anchor, HF ``tokenizers`` BPE with the GPT-4 split (negative: fewer
 tokens); "mean other" is the mean over the four other-domain texts, the issue's goal metric.
 
@@ -70,6 +71,13 @@ def hf_bpe(train: list[str], total: int, pattern: str) -> HFTokenizer:
     return bpe
 
 
+def timed(fn):
+    """(fn(), its wall seconds)."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
 def measure(peer, evals: dict[str, list[str]]) -> dict[str, int]:
     """Tokens per eval text; prints the texts whose lines do not all round-trip."""
     out = {}
@@ -111,39 +119,35 @@ def main() -> None:
     evals.update(others)
     results = []
     for total in args.totals:
-        t0 = time.time()
-        anchor = HFPeer("HF BPE", "BpeTrainer", hf_bpe(train, total, "gpt4"), "GPT-4 split")
+        anchor, seconds = timed(lambda: HFPeer("HF BPE", "BpeTrainer", hf_bpe(train, total, "gpt4"), "GPT-4 split"))
         base = measure(anchor, evals)
         print(f"\n### total vocabulary {total:,}; HF BPE (GPT-4 split) tokens: "
               + ", ".join(f"{k} {v:,}" for k, v in base.items()) + "\n")
         print("| tokenizer | " + " | ".join(evals) + " | mean other | train s | peak RSS MB |")
         print("|---|" + "---:|" * (len(evals) + 3))
-        results.append(row("HF BPE, GPT-4 split", base, base, time.time() - t0, list(others)))
-        t0 = time.time()
-        chunks = HFPeer("HF BPE chunks", "BpeTrainer", hf_bpe(train, total, "superwords"), "superword chunks")
-        results.append(row("HF BPE on the superword chunks (t = 0)", measure(chunks, evals), base,
-                           time.time() - t0, list(others)))
+        results.append(row("HF BPE, GPT-4 split", base, base, seconds, list(others)))
+        peer, seconds = timed(lambda: HFPeer("HF BPE chunks", "BpeTrainer", hf_bpe(train, total, "superwords"),
+                                             "superword chunks"))
+        results.append(row("HF BPE on the superword chunks (t = 0)", measure(peer, evals), base, seconds,
+                           list(others)))
         for share in args.superbpe_t:
             from hf_greedtok.experiments.superbpe import train_superbpe_style
-            t0 = time.time()
-            peer = train_superbpe_style(train, total, int(share * total) - 256)
+            peer, seconds = timed(lambda: train_superbpe_style(train, total, int(share * total) - 256))
             results.append(row(f"SuperBPE-style BPE, t = {int(share * total):,}", measure(peer, evals), base,
-                               time.time() - t0, list(others)))
-        t0 = time.time()
-        words = count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False)
-        tok = GreedTokTrainer(total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
-                              num_threads=args.threads).train_from_counts(words)
+                               seconds, list(others)))
+        tok, seconds = timed(lambda: GreedTokTrainer(total - 256, pre_tokenizer=ByteLevel("gpt4-marks"),
+                                                     show_progress=False, num_threads=args.threads).train_from_counts(
+            count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False)))
         results.append(row("GreedTok, word level (gpt4-marks)",
                            measure(GreedTokPeer("GreedTok", "GreedTok", tok, "optimal"), evals), base,
-                           time.time() - t0, list(others)))
+                           seconds, list(others)))
         for kw in json.loads(args.variants):
-            t0 = time.time()
-            trainer = GreedTokSuperwordTrainer(total - 256, show_progress=False, num_threads=args.threads, **kw)
-            tok = trainer.train_from_iterator(train)
-            info = tok.training_info["curriculum"]
-            label = f"GreedTok superwords {json.dumps(kw)} (t = {info['word_tokens']:,})"
+            tok, seconds = timed(lambda: GreedTokSuperwordTrainer(total - 256, show_progress=False,
+                                                                  num_threads=args.threads, **kw
+                                                                  ).train_from_iterator(train))
+            label = f"GreedTok superwords {json.dumps(kw)} (t = {tok.training_info['curriculum']['word_tokens']:,})"
             results.append(row(label, measure(GreedTokPeer(label, "GreedTok", tok, "optimal"), evals), base,
-                               time.time() - t0, list(others)))
+                               seconds, list(others)))
     print(json.dumps({"machine": machine(), "results": results}))
 
 
