@@ -177,13 +177,13 @@ def multilingual(args: argparse.Namespace) -> None:
         base = measure(GreedTokPeer("word level", "GreedTok", word_tok, "optimal"), unseen)
         print(f"| {total:,} | GreedTok, word level (tokens) | " + " | ".join(f"{v:,}" for v in base.values())
               + f" | {seconds:.0f} |", flush=True)
-        t0 = time.time()
-        sw = GreedTokSuperwordTrainer(total - 256, show_progress=False, num_threads=args.threads) \
-            .train_from_iterator(train)
-        seconds = time.time() - t0
-        got = measure(GreedTokPeer("superwords", "GreedTok", sw, "optimal"), unseen)
-        print(f"| {total:,} | GreedTok superwords (vs word level) | "
-              + " | ".join(f"{100 * (got[k] / base[k] - 1):+.2f}%" for k in unseen) + f" | {seconds:.0f} |", flush=True)
+        for kw in json.loads(args.variants):
+            sw, seconds = timed(lambda: GreedTokSuperwordTrainer(total - 256, show_progress=False,
+                                                                 num_threads=args.threads, **kw).train_from_iterator(train))
+            got = measure(GreedTokPeer("superwords", "GreedTok", sw, "optimal"), unseen)
+            print(f"| {total:,} | GreedTok superwords {json.dumps(kw)} (vs word level) | "
+                  + " | ".join(f"{100 * (got[k] / base[k] - 1):+.2f}%" for k in unseen) + f" | {seconds:.0f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
