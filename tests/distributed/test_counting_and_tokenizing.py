@@ -23,7 +23,7 @@ ray = pytest.importorskip("ray", reason="distributed counting needs the ray extr
 pa = pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the ray extra)")
 import pyarrow.parquet as pq  # noqa: E402
 
-from hf_greedtok import ByteLevel, CorpusError, GreedTokTrainer, Metaspace, UnicodeNormalizer  # noqa: E402
+from hf_greedtok import ByteLevel, CorpusError, GreedTokTrainer, Metaspace, Tokenizer, UnicodeNormalizer  # noqa: E402
 from hf_greedtok.cli import main  # noqa: E402
 from hf_greedtok.pre_tokenizers.patterns import DEFAULT_SPLIT  # noqa: E402
 from hf_greedtok.distributed import count_words_distributed  # noqa: E402
@@ -440,3 +440,20 @@ def test_wrap_rows_puts_the_template_around_every_row(rows, prefix, suffix):
     out, bounds = wrap_rows(ids, offsets, prefix, suffix)
     assert out.dtype == np.int32 and bounds.dtype == np.int64
     assert [out[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])] == [prefix + r + suffix for r in rows]
+
+
+def test_superword_chunks_count_on_ray_as_here_and_train_the_same_tokenizer(cluster, texts, tmp_path):
+    """Issue 31: `count --superwords` on Ray gives the local table of chunks, and `train --counts
+    --superwords` on it ranks the tokens training on the text does."""
+    args = [*texts, "--superwords", "--quiet"]
+    assert main(["count", *args, "-o", str(tmp_path / "local.parquet")]) == 0
+    assert main(["count", *args, "-o", str(tmp_path / "ray.parquet"), "--engine", "ray"]) == 0
+    local, ray = (pq.read_table(tmp_path / f"{name}.parquet") for name in ("local", "ray"))
+    assert local.equals(ray)
+    chunks = dict(zip(local.column("word").to_pylist(), local.column("count").to_pylist()))
+    assert any(" " in c.strip() and "\n" in c for c in chunks)       # phrases, with their line ends
+    train = ["--superwords", "--vocab-size", "600", "--word-tokens", "200", "--quiet"]
+    assert main(["train", *texts, "-o", str(tmp_path / "text"), *train]) == 0
+    assert main(["train", str(tmp_path / "ray.parquet"), "--counts", "--no-prefix-space",
+                 "-o", str(tmp_path / "table"), *train]) == 0
+    assert Tokenizer.load(tmp_path / "text").model.ranked_tokens == Tokenizer.load(tmp_path / "table").model.ranked_tokens
