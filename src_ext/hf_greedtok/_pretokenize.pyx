@@ -154,7 +154,8 @@ cdef inline bint _contraction3(uint16_t q, uint16_t r) noexcept nogil:
 
 cdef inline int64_t _digits_other_spaces(const unit_t* t, int64_t i, int64_t n, uint16_t p, uint32_t c,
                                          bint slash) noexcept nogil:
-    """The alternatives after the letters, alike in gpt4 and o200k, at t[i] = c (properties p):
+    """The alternatives after the letters, alike in gpt4, o200k and superwords (where no chunk
+    starts at i), at t[i] = c (properties p):
     digits ``\\p{N}{1,3}``; other characters with one optional space before them and the line
     ends after them (gpt4 ``[\\r\\n]*``; o200k, ``slash``, ``[\\r\\n/]*``); else whitespace."""
     cdef int64_t j
@@ -326,29 +327,17 @@ cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n) noexcept n
 
 
 cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
-    """One word of SUPERWORDS: a chunk with the line ends after it (``[\r\n]*``), else as
+    """One word of SUPERWORDS: a chunk with the line ends after it (``[\\r\\n]*``), else as
     GPT-4's split but punctuation runs are 2 or more code points here (the chunk takes a single
     one)."""
     cdef int64_t e = _chunk_end(t, i, n)
     cdef uint32_t c
-    cdef uint16_t p
     if e > i:
         return _run_newlines(t, e, n, False)
+    # No chunk here, so a punctuation character at i (or after a space at i) has another after
+    # it: the run GPT-4's alternative takes is the 2+ run of SUPERWORDS, with its line ends.
     c = t[i]
-    p = _props(c)
-    # \p{N}{1,3}
-    if p & HFG_N:
-        e = i + 1
-        while e < n and e < i + 3 and _props(t[e]) & HFG_N:
-            e += 1
-        return e
-    #  ?[^\s\p{L}\p{N}]{2,}[\r\n]*: punctuation that is no chunk has punctuation after it
-    if not (p & _LNS):
-        return _run_newlines(t, _run_other(t, i + 1, n), n, False)
-    if c == _SPACE and i + 2 < n and not (_props(t[i + 1]) & _LNS) and not (_props(t[i + 2]) & _LNS):
-        return _run_newlines(t, _run_other(t, i + 3, n), n, False)
-    # \s*[\r\n]|\s+(?!\S)|\s+
-    return _newline_spaces(t, i, n)
+    return _digits_other_spaces(t, i, n, _props(c), c, False)
 
 
 cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
