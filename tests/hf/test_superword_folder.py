@@ -45,17 +45,23 @@ def test_the_native_path_the_backend_and_the_pure_file_agree(trained, folder):
     assert [hf.decode(ids) for ids in native] == lines
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=60))
-def test_any_text_round_trips_with_valid_offsets(trained, folder, text):
+@pytest.fixture(scope="module")
+def loaded(folder):
+    """(the pure tokenizer.json in stock tokenizers, the folder's GreedTokTokenizerFast), loaded once."""
     from tokenizers import Tokenizer as Backend
 
+    return Backend.from_file(str(folder / "tokenizer.json")), GreedTokTokenizerFast.from_pretrained(str(folder))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=60))
+def test_any_text_round_trips_with_valid_offsets(trained, loaded, text):
+    pure, fast = loaded
     ids = trained.encode(text, mode="optimal")
     assert trained.decode(ids) == text
-    pure = Backend.from_file(str(folder / "tokenizer.json"))
     assert pure.encode(text, add_special_tokens=False).ids == ids
-    enc = GreedTokTokenizerFast.from_pretrained(str(folder))(text, add_special_tokens=False,
-                                                             return_offsets_mapping=True)
+    enc = fast(text, add_special_tokens=False, return_offsets_mapping=True)
+    assert enc["input_ids"] == ids
     spans = enc["offset_mapping"]
     assert all(0 <= a <= b <= len(text) for a, b in spans)
     assert not spans or spans[-1][1] == len(text)
