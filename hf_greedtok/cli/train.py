@@ -211,6 +211,14 @@ def _check_superword_options(args: argparse.Namespace, units: str) -> None:
     if args.pattern == SUPERWORDS.name:
         raise ValueError("with --superwords, --pattern is the split of the word-level stage (e.g. gpt4-marks); "
                          "the chunks are the superwords split already")
+    if args.vocab_size is not None:      # refused before counting when k is known already
+        _check_word_tokens(args.word_tokens, args.vocab_size)
+
+
+def _check_word_tokens(word_tokens: Optional[int], k: int) -> None:
+    """ValueError if --word-tokens exceeds the learned tokens k."""
+    if word_tokens is not None and word_tokens > k:
+        raise ValueError(f"--word-tokens {word_tokens} is more than the {k} learned tokens")
 
 
 def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candidates, specials):
@@ -223,8 +231,7 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
         from ..trainers.superwords import GreedTokSuperwordTrainer
 
         floor = {} if args.min_frequency is None else {"min_frequency": args.min_frequency}
-        if args.word_tokens is not None and args.word_tokens > k:
-            raise ValueError(f"--word-tokens {args.word_tokens} is more than the {k} learned tokens")
+        _check_word_tokens(args.word_tokens, k)
         return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
                                         **floor, **common)
     return GreedTokTrainer(k, min_frequency=args.min_frequency or 1, candidates=candidates,
