@@ -264,7 +264,7 @@ def _training_tokens_per_word(tok, wc, cover_per_word: float, num_threads: Optio
 
     counts = [int(c) for c in wc.values()]
     tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
-    word = "chunk" if tok.pre_tokenizer.label.endswith(SUPERWORDS.label) else "word"
+    word = "chunk" if getattr(tok.pre_tokenizer, "pattern", None) == SUPERWORDS.regex else "word"
     shown = f"{tokens / sum(counts):.4f} tokens per {word} on the training {word}s ({tok.mode}, the saved encoder"
     return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
 

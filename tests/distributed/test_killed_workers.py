@@ -185,12 +185,19 @@ def test_a_counting_task_killed_mid_run_is_rerun_and_the_counts_stay_exact(clust
     assert got == count_words_in_files(files, ByteLevel(), num_proc=1, show_progress=False)
 
 
-def test_a_tokenizing_task_killed_mid_file_is_rerun_and_the_ids_stay_exact(cluster, shards, tmp_path):
-    folder, files = shards
+def _tokenize_here_and_on_ray_killing_one_task(folder, files, tmp_path) -> "Killer":
+    """``tokenize`` of ``files`` with the local engine into tmp_path/local, then on Ray into
+    tmp_path/ray with the first tokenizing task killed once; both runs must succeed."""
     common = ["tokenize", str(folder / "tok"), *files, "--batch-size", "500", "--quiet"]
     assert main([*common, "-o", str(tmp_path / "local"), "--engine", "local"]) == 0
     with Killer("_tokenize_file", times=1) as killer:
         assert main([*common, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
+    return killer
+
+
+def test_a_tokenizing_task_killed_mid_file_is_rerun_and_the_ids_stay_exact(cluster, shards, tmp_path):
+    folder, files = shards
+    killer = _tokenize_here_and_on_ray_killing_one_task(folder, files, tmp_path)
     assert len(killer.killed) == 1, "no tokenizing task was caught running"
     assert pq.read_table(tmp_path / "ray").equals(pq.read_table(tmp_path / "local"))
     assert not [p.name for p in (tmp_path / "ray").iterdir() if p.name.endswith(TEMP_SUFFIX)]
@@ -219,11 +226,7 @@ def test_a_document_task_killed_mid_file_is_rerun_and_the_ids_stay_exact(cluster
     """JSON Lines documents go to the same Ray Core tasks as text files (issue 29: Ray Data's actor
     pool, which encoded them before, could hang when every actor died)."""
     folder, _ = shards
-    files = [documents]
-    common = ["tokenize", str(folder / "tok"), *files, "--batch-size", "500", "--quiet"]
-    assert main([*common, "-o", str(tmp_path / "local"), "--engine", "local"]) == 0
-    with Killer("_tokenize_file", times=1) as killer:
-        assert main([*common, "-o", str(tmp_path / "ray"), "--engine", "ray"]) == 0
+    killer = _tokenize_here_and_on_ray_killing_one_task(folder, [documents], tmp_path)
     assert len(killer.killed) == 1, "no task was caught encoding"
     assert pq.read_table(tmp_path / "ray").equals(pq.read_table(tmp_path / "local"))
 
