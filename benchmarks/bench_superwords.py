@@ -155,13 +155,14 @@ def multilingual(args: argparse.Namespace) -> None:
     """The no-regression check outside English: both GreedToks trained on the mix (every 10th line
     held out) at each total; unseen text: the Japanese and Korean names of
     multi_isocodes_parallel.tsv (never trained on: the mix has no Japanese or Korean), and the
-    held-out lines of zh_reviews and hi_devdas. Cells: superword tokens relative to word level."""
+    held-out lines of zh_reviews and hi_devdas, and of en_brown for what the dominant script gains.
+    Cells: superword tokens relative to word level."""
     from common import TEXT_CORPORA
     train, unseen = [], {}
     for name in TEXT_CORPORA:
         lines = lines_of(CORPORA / name)
         train += [line for i, line in enumerate(lines) if i % 10]
-        if name.startswith(("zh_", "hi_")):
+        if name.startswith(("zh_", "hi_", "en_brown")):
             unseen[name.split("_")[0] + " (held-out lines)"] = lines[::10]
     rows = [line.rstrip("\n").split("\t") for line in lines_of(CORPORA / "multi_isocodes_parallel.tsv")[1:]]
     for lang in ("ja", "ko"):

@@ -191,6 +191,11 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
                                                         "gain (every word is one unit, or --candidates or "
                                                         "--min-frequency leave no candidate)")
     stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
+    curriculum = info.get("curriculum")
+    if curriculum:
+        others = (f" and {curriculum['other_script_tokens']} of scripts other than {curriculum['dominant_script']}"
+                  if curriculum["other_script_tokens"] else "")
+        stop += f" ({curriculum['word_tokens']} word-level tokens{others} first)"
     took = trainer.timings
     return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "

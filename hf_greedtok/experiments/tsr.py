@@ -27,8 +27,6 @@ import json
 import os
 import re
 import statistics
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
@@ -37,6 +35,7 @@ import numpy as np
 
 from ..errors import CorpusError
 from ..pre_tokenizers.patterns import split_name
+from ..unicode_scripts import dominant_script
 from ..vocabularies import Vocabulary
 
 ENGLISH = "en"
@@ -125,17 +124,6 @@ def read_texts(named: Mapping[str, Union[str, os.PathLike]]) -> ParallelText:
             raise CorpusError(str(path), None, f"no text for language {lang}")
         texts[lang] = lines
     return ParallelText(list(texts), texts, {lang: None for lang in texts}, ", ".join(map(str, named.values())))
-
-
-def dominant_script(texts: Sequence[str]) -> str:
-    """The Unicode script most of the letters of ``texts`` belong to ("Latin", "Cyrillic", "Han",
-    ...; the first word of the letters' Unicode names), or "Common" without letters."""
-    letters = Counter(ch for text in texts for ch in text if ch.isalpha())
-    scripts: Counter = Counter()
-    for ch, n in letters.items():
-        word = unicodedata.name(ch, "UNKNOWN").split(" ")[0]
-        scripts["Han" if word == "CJK" else word.title()] += n
-    return scripts.most_common(1)[0][0] if scripts else "Common"
 
 
 @dataclass

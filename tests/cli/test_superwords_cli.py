@@ -3,7 +3,7 @@ words, saved as a folder stock transformers loads; bad combinations exit 2 and w
 from __future__ import annotations
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import Tokenizer
 from hf_greedtok.cli import main
@@ -38,6 +38,19 @@ def test_count_superwords_then_train_from_the_table_gives_the_same_tokenizer(tmp
     assert main(["train", str(table), "--counts", "--no-prefix-space", "-o", str(tmp_path / "b"), *args]) == 0
     a, b = Tokenizer.load(tmp_path / "a"), Tokenizer.load(tmp_path / "b")
     assert a.model.ranked_tokens == b.model.ranked_tokens
+
+
+def test_train_superwords_on_two_scripts_keeps_the_word_level_tokens_of_the_smaller_one(tmp_path, capsys):
+    text = tmp_path / "mixed.txt"
+    english = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:3000]
+    hindi = corpus("hi_devdas.txt").read_text(encoding="utf-8").splitlines()[:300]
+    text.write_text("\n".join(english + hindi) + "\n", encoding="utf-8")
+    assert main(["train", str(text), "--superwords", "--vocab-size", "1500", "--output", str(tmp_path / "sw"),
+                 "--quiet"]) == 0
+    info = Tokenizer.load(tmp_path / "sw").training_info["curriculum"]
+    assert info["dominant_script"] == "Latin" and info["other_script_tokens"] > 50
+    assert (f"(375 word-level tokens and {info['other_script_tokens']} of scripts other than Latin first)"
+            in capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("extra, message", [

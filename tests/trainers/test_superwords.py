@@ -6,48 +6,89 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT, corpus
 from helpers import all_substrings, literal_cover, naive_greedtok, occurrences
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_greedtok import ByteLevel, GreedTokTrainer
 from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
+from hf_greedtok.unicode_scripts import script_of, scripts_of_token
 
 
-def literal_superwords(chunks: dict[str, int], k: int, t: int, max_len: int, floor: int) -> list[str]:
-    """The curriculum, literally: Algorithm 1 on the chunks' gpt4-marks words to t tokens, then
-    Algorithm 1 on the chunks to k tokens with those first; stage 2's candidates are the chunks'
-    substrings of 2..max_len characters with at least ``floor`` count-weighted occurrences."""
+def literal_superwords(chunks: dict[str, int], k: int, t: int, max_len: int, floor: int,
+                       keep_other_scripts: bool = True) -> list[bytes]:
+    """The curriculum, literally, on UTF-8 bytes (written as latin-1 strings): Algorithm 1 on the
+    chunks' gpt4-marks words to t tokens, then Algorithm 1 on the chunks to k tokens with those
+    first; stage 2's candidates are the chunks' substrings of 2..max_len bytes with at least
+    ``floor`` count-weighted occurrences. When the words have letters of several scripts,
+    Algorithm 1 on the words runs to k and its tokens holding a letter or mark of a script other
+    than the one with the most letters (ties: alphabetical), or part of a character, are pinned
+    after the first t."""
     split = ByteLevel("gpt4-marks").pre_tokenize
     words: Counter = Counter()
+    letters: Counter = Counter()
     for chunk, c in chunks.items():
         for w in split(chunk):
             words[w] += c
-    stage1, _, _ = naive_greedtok(dict(words), all_substrings(words, max_len), t)
-    frequent = {s for s in all_substrings(chunks, max_len)
-                if sum(c * len(occurrences(s, w)) for w, c in chunks.items()) >= floor}
-    ranked, _, _ = naive_greedtok(chunks, frequent, k, pinned=stage1)
-    return ranked
+            for ch in w:
+                if ch.isalpha():
+                    letters[script_of(ch)] += c
+    dominant = sorted(letters, key=lambda s: (-letters[s], s))[0] if letters else None
+    several = keep_other_scripts and len(letters) > 1
+
+    def as_bytes(table):
+        return {w.encode().decode("latin-1"): c for w, c in table.items()}
+
+    def other_script(token: str) -> bool:
+        data = token.encode("latin-1")
+        text = data.decode("utf-8", errors="ignore")
+        cut = len(text.encode()) != len(data)
+        return cut or any(script_of(ch) not in (dominant, "Common", "Inherited") for ch in text)
+
+    byte_words = as_bytes(words)
+    stage1, _, _ = naive_greedtok(byte_words, all_substrings(byte_words, max_len), k if several else t)
+    pinned = stage1[:t] + [tok for tok in stage1[t:] if several and other_script(tok)]
+    byte_chunks = as_bytes(chunks)
+    frequent = {s for s in all_substrings(byte_chunks, max_len)
+                if sum(c * len(occurrences(s, w)) for w, c in byte_chunks.items()) >= floor}
+    ranked, _, _ = naive_greedtok(byte_chunks, frequent, k, pinned=pinned)
+    return [token.encode("latin-1") for token in ranked]
 
 
 # Chunks as the superwords split makes them: words with their space, single punctuation.
 _words = st.sampled_from(["a", "b", "ab", "ba", "aab", "the", "of"])
-_chunk = st.builds(lambda first, rest, stop: first + "".join(" " + w for w in rest) + stop,
-                   _words, st.lists(_words, max_size=3), st.sampled_from(["", ",", "."]))
+# ... and words of other scripts: Han (3 bytes a character), Devanagari with a vowel sign (a mark).
+_mixed_words = st.sampled_from(["a", "ab", "the", "東", "京", "東京", "नम", "ना"])
 
 
-@settings(max_examples=40, deadline=None)
-@given(chunks=st.dictionaries(_chunk, st.integers(1, 6), min_size=1, max_size=6),
-       k=st.integers(1, 12), t=st.integers(0, 6), floor=st.integers(1, 4))
-def test_the_trainer_is_the_literal_curriculum(chunks, k, t, floor):
+def _chunks(words):
+    return st.builds(lambda first, rest, stop: first + "".join(" " + w for w in rest) + stop,
+                     words, st.lists(words, max_size=3), st.sampled_from(["", ",", "."]))
+
+
+def _check_literal(chunks, k, t, floor, max_len, **kwargs):
     t = min(t, k)
     for chunk in chunks:
         assert ByteLevel("superwords").pre_tokenize(chunk) == [chunk]     # each entry is one chunk
-    tok = GreedTokSuperwordTrainer(k, word_tokens=t, min_frequency=floor, max_token_length=6,
-                                   show_progress=False, num_threads=1).train_from_counts(chunks)
-    ours = [token.decode() for token in tok.model.ranked_tokens]
-    assert ours == literal_superwords(chunks, k, t, 6, floor)[:len(ours)]
+    tok = GreedTokSuperwordTrainer(k, word_tokens=t, min_frequency=floor, max_token_length=max_len,
+                                   show_progress=False, num_threads=1, **kwargs).train_from_counts(chunks)
+    ours = list(tok.model.ranked_tokens)
+    assert ours == literal_superwords(chunks, k, t, max_len, floor, **kwargs)[:len(ours)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(chunks=st.dictionaries(_chunks(_words), st.integers(1, 6), min_size=1, max_size=6),
+       k=st.integers(1, 12), t=st.integers(0, 6), floor=st.integers(1, 4))
+def test_the_trainer_is_the_literal_curriculum(chunks, k, t, floor):
+    _check_literal(chunks, k, t, floor, 6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(chunks=st.dictionaries(_chunks(_mixed_words), st.integers(1, 6), min_size=1, max_size=5),
+       k=st.integers(1, 10), t=st.integers(0, 5), floor=st.integers(1, 3), keep=st.booleans())
+def test_with_several_scripts_the_trainer_is_the_literal_curriculum(chunks, k, t, floor, keep):
+    _check_literal(chunks, k, t, floor, 7, keep_other_scripts=keep)
 
 
 def test_stage_one_is_word_level_greedtok_on_the_words_of_the_chunks(english_text):
@@ -103,3 +144,65 @@ def test_a_cover_of_a_chunk_by_the_literal_rule_equals_the_native_cover():
 def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         GreedTokSuperwordTrainer(10, **kwargs)
+
+
+def test_other_script_tokens_are_pinned_after_the_first_t():
+    """English-dominant chunks with Han and Devanagari words: stage 1 runs to k, and its Han and
+    Devanagari tokens (and pieces of their characters) follow its first t."""
+    chunks = {"the 東京 a": 5, "ab the": 7, "東京 नम": 3, "ना a,": 2, "the ab.": 4}
+    kept, plain = (GreedTokSuperwordTrainer(10, word_tokens=2, min_frequency=1, max_token_length=7,
+                                            show_progress=False, keep_other_scripts=keep).train_from_counts(chunks)
+                   for keep in (True, False))
+    assert kept.training_info["curriculum"]["dominant_script"] == "Latin"
+    assert kept.training_info["curriculum"]["other_script_tokens"] == 4
+    assert plain.training_info["curriculum"]["other_script_tokens"] == 0
+    assert kept.model.ranked_tokens[:2] == plain.model.ranked_tokens[:2] == ["東京".encode(), b"the"]
+    assert kept.model.ranked_tokens[2:6] == ["न".encode() + "म".encode()[:2], " नम".encode(), " 東京".encode(),
+                                             "ना".encode()]
+    for tok, keep in ((kept, True), (plain, False)):
+        assert list(tok.model.ranked_tokens) == literal_superwords(chunks, 10, 2, 7, 1, keep_other_scripts=keep)
+
+
+def _mixed_lines():
+    """Every 10th line of English, Hindi and Chinese corpora held out; the rest to train on."""
+    train, held_out = [], {}
+    for name, n in (("en_brown.txt", 8_000), ("hi_devdas.txt", 2_000), ("zh_reviews.txt", 3_000)):
+        lines = corpus(name).read_text(encoding="utf-8").splitlines()[:n]
+        train += [line for i, line in enumerate(lines) if i % 10]
+        held_out[name] = lines[::10]
+    return train, held_out
+
+
+def test_trained_on_a_mix_other_scripts_take_no_more_tokens_than_with_word_level_greedtok():
+    """The guarantee keep_other_scripts gives: every Hindi and Chinese token of word-level GreedTok
+    at the same k is in the vocabulary, and optimal encoding of a chunk, a run of words, never
+    needs more tokens than its words; without it, English phrases take those ids."""
+    train, held_out = _mixed_lines()
+    k = 2000
+    word_level = GreedTokTrainer(k, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False).train_from_iterator(
+        train)
+    kept = GreedTokSuperwordTrainer(k, show_progress=False).train_from_iterator(train)
+    plain = GreedTokSuperwordTrainer(k, show_progress=False, keep_other_scripts=False).train_from_iterator(train)
+    assert kept.training_info["curriculum"]["dominant_script"] == "Latin"
+    vocab = set(kept.model.ranked_tokens)
+    others = [t for t in word_level.model.ranked_tokens if scripts_of_token(t) - {"Latin"}]
+    assert len(others) > 300 and all(t in vocab for t in others)
+    assert not all(t in set(plain.model.ranked_tokens) for t in others)
+
+    def tokens(tok, lines):
+        return sum(map(len, tok.encode_batch(lines, mode="optimal")))
+
+    for name in ("hi_devdas.txt", "zh_reviews.txt"):
+        assert tokens(kept, held_out[name]) <= tokens(word_level, held_out[name]), name
+    english = held_out["en_brown.txt"]
+    assert tokens(kept, english) < tokens(word_level, english)
+
+
+def test_the_first_t_of_a_word_level_run_to_k_are_a_run_to_t():
+    """What pinning the first t of a longer run rests on: GreedTok's choice at a step does not
+    depend on how many steps follow."""
+    train, _ = _mixed_lines()
+    counts = Counter(w for line in train for w in ByteLevel("gpt4-marks").pre_tokenize(line))
+    short, long = (GreedTokTrainer(k, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
+                                   num_threads=2).train_from_counts(counts) for k in (700, 2500))
+    assert long.model.ranked_tokens[:700] == short.model.ranked_tokens
