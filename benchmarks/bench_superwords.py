@@ -104,6 +104,9 @@ def main() -> None:
     p.add_argument("--superbpe-t", type=float, nargs="*", default=[0.5, 0.75],
                    help="SuperBPE-style rows: transition points as fractions of the total (none: no such row)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--chunks", default="superwords", choices=["superwords", "superwords-digits"],
+                   help="the split of the HF-BPE-on-the-chunks peer (superwords-digits: the chunks of "
+                        "GreedTokSuperwordTrainer(digits_in_chunks=True))")
     p.add_argument("--multilingual", action="store_true",
                    help="instead: train on the shared multilingual mix (every running-text corpus) and compare "
                         "superword with word-level GreedTok on unseen Japanese, Korean, Chinese and Hindi text")
@@ -126,9 +129,9 @@ def main() -> None:
         print("| tokenizer | " + " | ".join(evals) + " | mean other | train s | peak RSS MB |")
         print("|---|" + "---:|" * (len(evals) + 3))
         results.append(row("HF BPE, GPT-4 split", base, base, seconds, list(others)))
-        peer, seconds = timed(lambda: HFPeer("HF BPE chunks", "BpeTrainer", hf_bpe(train, total, "superwords"),
+        peer, seconds = timed(lambda: HFPeer("HF BPE chunks", "BpeTrainer", hf_bpe(train, total, args.chunks),
                                              "superword chunks"))
-        results.append(row("HF BPE on the superword chunks (t = 0)", measure(peer, evals), base, seconds,
+        results.append(row(f"HF BPE on the {args.chunks} chunks (t = 0)", measure(peer, evals), base, seconds,
                            list(others)))
         for share in args.superbpe_t:
             from hf_greedtok.experiments.superbpe import train_superbpe_style

@@ -24,7 +24,8 @@ Paths (``Encoder``; names are what tests are parametrized with):
 * folders written by ``hf-greedtok train``: BPE/CBPE (``cbpe-marks``, ``cbpe-vowels``,
   ``bpe-chars``, ``bpe-bytes``; ``-file`` = its tokenizer.json, ``-auto`` = AutoTokenizer),
   GreedTok with train's byte-level defaults (``greedtok-bytes``: the gpt4-marks split, optimal)
-  and with ``--superwords`` (``greedtok-superwords``: tokens spanning words, optimal)
+  and with ``--superwords`` (``greedtok-superwords``: tokens spanning words, optimal;
+  ``greedtok-superwords-digits``: ``--digits-in-chunks``)
   and lookup folders (``lookup-greedtok-marks-*``, ``lookup-cbpe-marks-*``);
 * foreign vocabularies: cl100k_base via ``Tokenizer.from_tiktoken`` and a byte-level HF BPE
   tokenizer.json trained here via ``Tokenizer.from_hf_bpe`` (cover, optimal), and
@@ -306,13 +307,16 @@ CLI_FOLDERS = {          # name -> `hf-greedtok train` arguments besides input, 
     # superword GreedTok (issue 31): chunks that span words, the superwords scanner in the fast
     # path, Oniguruma's Split and Unigram in tokenizer.json
     "greedtok-superwords": ["--algorithm", "greedtok", "--units", "bytes", "--superwords"],
+    "greedtok-superwords-digits": ["--algorithm", "greedtok", "--units", "bytes", "--superwords",
+                                   "--digits-in-chunks"],
 }
 for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars", "bpe-bytes", "lookup-cbpe-marks", "greedtok-bytes",
-           "greedtok-superwords"):
+           "greedtok-superwords", "greedtok-superwords-digits"):
     ENCODER_NAMES += [f"{_f}-file", f"{_f}-auto"]
 PAIRS += [Pair(f"{_f}-auto", f"{_f}-file", f"{_f}-auto") for _f in ("cbpe-marks", "cbpe-vowels", "bpe-chars",
                                                                      "bpe-bytes", "greedtok-bytes",
-                                                                     "greedtok-superwords")]
+                                                                     "greedtok-superwords",
+                                                                     "greedtok-superwords-digits")]
 ENCODER_NAMES += ["lookup-greedtok-marks-cover", "lookup-greedtok-marks-optimal", "lookup-greedtok-marks-auto",
                   "lookup-greedtok-marks-file"]
 PAIRS += [Pair("lookup-greedtok-marks-auto", "lookup-greedtok-marks-cover", "lookup-greedtok-marks-auto"),

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS, SUPERWORDS_DIGITS
 from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
 
 HELP = ("count a corpus's words into a table that `train --counts --no-prefix-space` reads (TSV) or parquet, "
@@ -27,6 +27,9 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("--superwords", action="store_true",
                    help="count superword chunks (runs of words within a line) for `train --superwords`: the same as "
                         "--pattern superwords")
+    n.add_argument("--digits-in-chunks", action="store_true",
+                   help="with --superwords: chunks hold digits too, for `train --superwords --digits-in-chunks` "
+                        "(the same as --pattern superwords-digits)")
     n.add_argument("--normalizer", default="none", choices=NORMALIZERS,
                    help="Unicode normalization (default none); give train the same")
     n.add_argument("--special-token", action="append", default=[],
@@ -57,10 +60,13 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.output
     _check_output(out, kinds, args.overwrite)
     check_uri_inputs(args.inputs, args.engine)
+    if args.digits_in_chunks and not args.superwords:
+        raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
     if args.superwords:
-        if args.pattern not in (None, SUPERWORDS.name):
-            raise ValueError(f"--superwords counts chunks of the superwords split, not --pattern {args.pattern}")
-        args.pattern = SUPERWORDS.name
+        chunks = SUPERWORDS_DIGITS if args.digits_in_chunks else SUPERWORDS
+        if args.pattern not in (None, chunks.name):
+            raise ValueError(f"--superwords counts chunks of the {chunks.name} split, not --pattern {args.pattern}")
+        args.pattern = chunks.name
     check_pattern(args.pattern, args.units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS, SUPERWORDS_DIGITS, find_split
 from ..errors import CorpusError
 from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
                       nonnegative_int, positive_int)
@@ -82,6 +82,9 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                    help="GreedTok, byte level: tokens may span words (word-level GreedTok to --word-tokens tokens "
                         "on the words of --pattern, then GreedTok on superword chunks, runs of words within a "
                         "line; the saved tokenizer splits text into chunks; see README, Superwords)")
+    t.add_argument("--digits-in-chunks", action="store_true",
+                   help="with --superwords: digits join the chunks (split superwords-digits), so tokens may span "
+                        "numbers and words; fewer tokens, but numbers are no longer cut in groups of 3 (see README)")
     t.add_argument("--word-tokens", type=nonnegative_int, default=None, metavar="T",
                    help="with --superwords: tokens of the word-level stage (default: a quarter of the learned "
                         "tokens); 0 trains on the chunks from scratch")
@@ -167,7 +170,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     _check_superword_options(args, units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
     if args.superwords:
-        pre = ByteLevel(SUPERWORDS.name)
+        pre = ByteLevel((SUPERWORDS_DIGITS if args.digits_in_chunks else SUPERWORDS).name)
     if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
         raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
                          "--candidates")
@@ -208,14 +211,16 @@ def _check_superword_options(args: argparse.Namespace, units: str) -> None:
     if not args.superwords:
         if args.word_tokens is not None:
             raise ValueError("--word-tokens is the word-level stage of --superwords; add --superwords")
+        if args.digits_in_chunks:
+            raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
         return
     refused = [flag for flag, used in (("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
                                        (f"--units {units}", units != "bytes")) if used]
     if refused:
         raise ValueError(f"--superwords trains byte-level GreedTok on its own candidates: drop {', '.join(refused)}")
-    if args.pattern == SUPERWORDS.name:
+    if args.pattern is not None and find_split(args.pattern).spans_words:
         raise ValueError("with --superwords, --pattern is the split of the word-level stage (e.g. gpt4-marks); "
-                         "the chunks are the superwords split already")
+                         "the chunks are the superwords split already (--digits-in-chunks: superwords-digits)")
     if args.vocab_size is not None:      # refused before counting when k is known already
         _check_word_tokens(args.word_tokens, args.vocab_size)
 
@@ -238,7 +243,7 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
         floor = {} if args.min_frequency is None else {"min_frequency": args.min_frequency}
         _check_word_tokens(args.word_tokens, k)
         return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
-                                        **floor, **common)
+                                        digits_in_chunks=args.digits_in_chunks, **floor, **common)
     return GreedTokTrainer(k, min_frequency=args.min_frequency or 1, candidates=candidates,
                            bpe_candidates=args.bpe_candidates, pre_tokenizer=pre, **common)
 
@@ -269,7 +274,8 @@ def _training_tokens_per_word(tok, wc, cover_per_word: float, num_threads: Optio
 
     counts = [int(c) for c in wc.values()]
     tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
-    word = "chunk" if getattr(tok.pre_tokenizer, "pattern", None) == SUPERWORDS.regex else "word"
+    split = find_split(getattr(tok.pre_tokenizer, "pattern", ""))
+    word = "chunk" if split is not None and split.spans_words else "word"
     shown = f"{tokens / sum(counts):.4f} tokens per {word} on the training {word}s ({tok.mode}, the saved encoder"
     return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
 
@@ -284,7 +290,7 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
         ("--mode", args.mode is not None), ("--superwords", args.superwords),
-        ("--word-tokens", args.word_tokens is not None),
+        ("--word-tokens", args.word_tokens is not None), ("--digits-in-chunks", args.digits_in_chunks),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")

@@ -35,6 +35,7 @@ class SplitPattern(NamedTuple):
         vocabularies: OpenAI's tiktoken vocabularies made with this split ("cl100k_base").
         letter_runs_whole: a run of letters, with the one space before it, is always one word
             (not cut by case, as o200k cuts "wOrd").
+        spans_words: a match may hold several words (a superword chunk), so a token may too.
     """
 
     name: str
@@ -44,6 +45,7 @@ class SplitPattern(NamedTuple):
     aliases: tuple[str, ...] = ()
     vocabularies: tuple[str, ...] = ()
     letter_runs_whole: bool = True
+    spans_words: bool = False
 
 
 # tiktoken's cl100k_base pattern (GPT-4). Possessive quantifiers need the `regex` package.
@@ -91,8 +93,18 @@ GPT4_MARKS = SplitPattern(
 # table's entries go through the split itself (which, for an ASCII word, gives the one chunk
 # "word" or " word", as the shortcut would).
 SUPERWORDS = SplitPattern(
-    name="superwords", label="superword chunks", native_id=5, letter_runs_whole=False,
+    name="superwords", label="superword chunks", native_id=5, letter_runs_whole=False, spans_words=True,
     regex=r"""(?:[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}]+| ?[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}]))+[\r\n]*|\p{N}{1,3}"""
+          r"""| ?[^\s\p{L}\p{N}]{2,}[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""")
+
+# SUPERWORDS with digits inside chunks: a chunk's pieces are runs of letters, marks and digits
+# (with one prefix) and single punctuation, so "page 12, line 3." is one chunk. Opt-in: SuperBPE
+# and GPT-4 keep digits apart (numbers in groups of at most 3 help arithmetic); measured held out
+# in benchmarks/RESULTS.md, "Superwords".
+SUPERWORDS_DIGITS = SplitPattern(
+    name="superwords-digits", label="superword chunks, digits in chunks", native_id=6, letter_runs_whole=False,
+    spans_words=True,
+    regex=r"""(?:[^\r\n\p{L}\p{N}]?+[\p{L}\p{M}\p{N}]+| ?[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}]))+[\r\n]*"""
           r"""| ?[^\s\p{L}\p{N}]{2,}[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""")
 
 # Not a split we ship: SuperBPE's stage-2 pre-tokenizer, the SuperBPE-style peer's
@@ -104,7 +116,7 @@ SUPERWORDS = SplitPattern(
 SUPERBPE_STAGE2_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 
 #: Every split we ship, in native id order.
-SPLITS = (GPT4, GPT2, O200K, WHITESPACE, GPT4_MARKS, SUPERWORDS)
+SPLITS = (GPT4, GPT2, O200K, WHITESPACE, GPT4_MARKS, SUPERWORDS, SUPERWORDS_DIGITS)
 #: The splits by name and by alias.
 SPLITS_BY_NAME = {name: s for s in SPLITS for name in (s.name, *s.aliases)}
 _BY_REGEX = {s.regex: s for s in SPLITS}

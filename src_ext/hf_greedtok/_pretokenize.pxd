@@ -17,7 +17,8 @@ cpdef enum:
     PATTERN_WHITESPACE = 3   # the GreedTok paper's space-delimited words
     PATTERN_GPT4_MARKS = 4   # cl100k_base with combining marks in its letter runs
     PATTERN_SUPERWORDS = 5   # chunks of words and single punctuation within a line (tokens that span words)
-    PATTERN_LAST = 5         # the highest id: ids PATTERN_GPT4..PATTERN_LAST all have scanners
+    PATTERN_SUPERWORDS_DIGITS = 6   # the same with digits inside chunks
+    PATTERN_LAST = 6         # the highest id: ids PATTERN_GPT4..PATTERN_LAST all have scanners
 
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil

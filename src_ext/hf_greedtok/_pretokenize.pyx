@@ -20,6 +20,8 @@ tests/pre_tokenizers/test_native_split.py checks that the ids agree and that eac
   (one space may precede one) not next to another punctuation character, with the line ends
   after it; digits, runs of 2+ punctuation (with their line ends, as GPT-4's) and other
   whitespace stay apart as in GPT-4's split.
+* ``PATTERN_SUPERWORDS_DIGITS``: ``SUPERWORDS_DIGITS``, the same chunks with digits as letters:
+  a chunk's runs are of letters, marks and digits.
 
 Each scanner replays the backtracking search of ``regex`` for one word: the leftmost alternative
 that matches wins, possessive quantifiers (``?+``, ``++``) never give back, greedy ones give back
@@ -286,32 +288,34 @@ cdef inline int64_t _o200k_word(const unit_t* t, int64_t i, int64_t n) noexcept 
 
 # ---- superword chunks ----
 
-cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
+cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n, uint16_t start, uint16_t run) noexcept nogil:
     """End of ``(?:[^\\r\\n\\p{L}\\p{N}]?+[\\p{L}\\p{M}]+| ?[^\\s\\p{L}\\p{N}](?![^\\s\\p{L}\\p{N}]))+``
-    from i, SUPERWORDS' first alternative; i when it does not match at i.
+    from i, SUPERWORDS' first alternative; i when it does not match at i. ``start`` is the class
+    a run starts with (``HFG_L``; SUPERWORDS_DIGITS: ``HFG_L | HFG_N``), ``run`` the class of the
+    run (``HFG_L | HFG_M``; with ``HFG_N``).
 
     Nothing follows the group in the alternative, so the search never backtracks into it: each
-    repetition takes the first piece that fits, whole (the letter run is greedy), and the loop
-    stops at the first position where neither piece fits."""
+    repetition takes the first piece that fits, whole (the run is greedy), and the loop stops at
+    the first position where neither piece fits."""
     cdef uint32_t c
     cdef uint16_t p, q
     while i < n:
         c = t[i]
         p = _props(c)
-        if p & HFG_L:                   # a letter: no prefix, the run of letters and marks
-            i = _run(t, i + 1, n, HFG_L | HFG_M)
+        if p & start:                   # a letter (or digit): no prefix, the run
+            i = _run(t, i + 1, n, run)
             continue
         if i + 1 == n:
-            # the last code point: no letter can follow a prefix; ``(?!...)`` holds at the end
+            # the last code point: no run can follow a prefix; ``(?!...)`` holds at the end
             if not (p & _LNS):
                 i += 1
             break
         q = _props(t[i + 1])
         # the possessive prefix (one code point neither letter, digit, CR nor LF: a space or a
-        # mark too) needs a letter or mark after it; taken, it is not given back, so a mark
-        # with no letter or mark after it is punctuation
-        if not (p & HFG_N) and c != _CR and c != _LF and q & (HFG_L | HFG_M):
-            i = _run(t, i + 2, n, HFG_L | HFG_M)
+        # mark too) needs a run after it; taken, it is not given back, so a mark with no run
+        # after it is punctuation
+        if not (p & HFG_N) and c != _CR and c != _LF and q & run:
+            i = _run(t, i + 2, n, run)
             continue
         # one punctuation character, with the one space before it, not followed by another
         if not (p & _LNS):
@@ -326,16 +330,18 @@ cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n) noexcept n
     return i
 
 
-cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
-    """One word of SUPERWORDS: a chunk with the line ends after it (``[\\r\\n]*``), else as
-    GPT-4's split but punctuation runs are 2 or more code points here (the chunk takes a single
-    one)."""
-    cdef int64_t e = _chunk_end(t, i, n)
+cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n, uint16_t start,
+                                     uint16_t run) noexcept nogil:
+    """One word of SUPERWORDS (or SUPERWORDS_DIGITS, by ``start`` and ``run`` as for
+    _chunk_end): a chunk with the line ends after it (``[\\r\\n]*``), else as GPT-4's split but
+    punctuation runs are 2 or more code points here (the chunk takes a single one)."""
+    cdef int64_t e = _chunk_end(t, i, n, start, run)
     cdef uint32_t c
     if e > i:
         return _run_newlines(t, e, n, False)
     # No chunk here, so a punctuation character at i (or after a space at i) has another after
     # it: the run GPT-4's alternative takes is the 2+ run of SUPERWORDS, with its line ends.
+    # (With digits in chunks a digit always starts a chunk, so none reaches GPT-4's digits.)
     c = t[i]
     return _digits_other_spaces(t, i, n, _props(c), c, False)
 
@@ -370,7 +376,12 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]&
             count += 1
     elif pattern == PATTERN_SUPERWORDS:
         while i < n:
-            i = _superwords_word(text, i, n)
+            i = _superwords_word(text, i, n, HFG_L, HFG_L | HFG_M)
+            ends.push_back(i)
+            count += 1
+    elif pattern == PATTERN_SUPERWORDS_DIGITS:
+        while i < n:
+            i = _superwords_word(text, i, n, HFG_L | HFG_N, HFG_L | HFG_M | HFG_N)
             ends.push_back(i)
             count += 1
     else:

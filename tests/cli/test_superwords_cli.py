@@ -40,6 +40,23 @@ def test_count_superwords_then_train_from_the_table_gives_the_same_tokenizer(tmp
     assert a.model.ranked_tokens == b.model.ranked_tokens
 
 
+def test_digits_in_chunks_counts_and_trains_chunks_that_hold_numbers(tmp_path, capsys):
+    text = tmp_path / "numbers.txt"
+    text.write_text("See page 12, line 3 of the book.\n" * 60 + "In 1990 the price was 3,000 dollars.\n" * 60)
+    table = tmp_path / "chunks.parquet"
+    assert main(["count", str(text), "--superwords", "--digits-in-chunks", "-o", str(table), "--quiet"]) == 0
+    import pyarrow.parquet as pq
+    assert set(pq.read_table(table).column("word").to_pylist()) == {
+        "See page 12, line 3 of the book.\n", "In 1990 the price was 3,000 dollars.\n"}
+    assert main(["train", str(text), "--superwords", "--digits-in-chunks", "--vocab-size", "60", "-o",
+                 str(tmp_path / "sw"), "--quiet"]) == 0
+    tok = Tokenizer.load(tmp_path / "sw")
+    assert tok.pre_tokenizer.pattern == tok.pre_tokenizer.__class__("superwords-digits").pattern
+    assert any(b"12" in t and b"page" in t for t in tok.model.ranked_tokens)
+    assert main(["count", str(text), "--digits-in-chunks", "-o", str(tmp_path / "x.tsv"), "--quiet"]) == 2
+    assert "add --superwords" in capsys.readouterr().err
+
+
 def test_train_superwords_on_two_scripts_keeps_the_word_level_tokens_of_the_smaller_one(tmp_path, capsys):
     text = tmp_path / "mixed.txt"
     english = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:3000]
@@ -61,6 +78,9 @@ def test_train_superwords_on_two_scripts_keeps_the_word_level_tokens_of_the_smal
     (["--superwords", "--word-tokens", "900"], "--word-tokens 900 is more than the 500 learned tokens"),
     (["--superwords", "--algorithm", "bpe"], "--superwords"),
     (["--superwords", "--word-tokens", "-1"], "must be >= 0"),
+    (["--digits-in-chunks"], "--digits-in-chunks changes the chunks of --superwords; add --superwords"),
+    (["--superwords", "--pattern", "superwords-digits"], "--digits-in-chunks: superwords-digits"),
+    (["--superwords", "--digits-in-chunks", "--algorithm", "bpe"], "--digits-in-chunks"),
 ])
 def test_bad_combinations_exit_2_and_write_nothing(extra, message, tmp_path, capsys):
     out = tmp_path / "out"

@@ -1,4 +1,5 @@
-"""Superword chunks end to end (issue 31): GreedTok trained with ``ByteLevel("superwords")``.
+"""Superword chunks end to end (issue 31): GreedTok trained with ``ByteLevel("superwords")`` and
+``ByteLevel("superwords-digits")`` (digits inside chunks).
 
 Its tokens may span words ("of the "); the native batch path (split and encode in one call, the
 scanner ``PATTERN_SUPERWORDS``) must give exactly the ids of encoding each chunk of
@@ -17,10 +18,10 @@ from tokenizers import Tokenizer as HFTokenizer
 from transformers import AutoTokenizer
 
 from hf_greedtok import ByteLevel, GreedTokTokenizerFast, GreedTokTrainer
-from hf_greedtok._pretokenize import PATTERN_SUPERWORDS
+from hf_greedtok._pretokenize import PATTERN_SUPERWORDS, PATTERN_SUPERWORDS_DIGITS
 from hf_greedtok.hf.pipeline import export_optimal_tokenizer_json
 from hf_greedtok.normalizers import replace_surrogates
-from hf_greedtok.pre_tokenizers import SUPERWORDS_PATTERN
+from hf_greedtok.pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 
 TRAIN_LINES = 10_000
 EDGES = ["", " ", "a  b\t\n", "Hello, world. The year 1990 was great!!\n", "naïve café 東京 🙂",
@@ -32,9 +33,9 @@ def lines_of(name: str) -> list[str]:
         return f.read().splitlines(keepends=True)
 
 
-@pytest.fixture(scope="module")
-def tok():
-    return GreedTokTrainer(2000, pre_tokenizer=ByteLevel("superwords"), show_progress=False) \
+@pytest.fixture(scope="module", params=[SUPERWORDS, SUPERWORDS_DIGITS], ids=lambda split: split.name)
+def tok(request):
+    return GreedTokTrainer(2000, pre_tokenizer=ByteLevel(request.param.name), show_progress=False) \
         .train_from_iterator(lines_of("en_brown.txt")[:TRAIN_LINES], num_proc=1)
 
 
@@ -52,7 +53,8 @@ def clean(texts) -> list[str]:
 
 
 def test_the_split_is_native_and_tokens_span_words(tok):
-    assert tok.pre_tokenizer.pattern == SUPERWORDS_PATTERN and tok._native_pattern == PATTERN_SUPERWORDS
+    native = {SUPERWORDS.regex: PATTERN_SUPERWORDS, SUPERWORDS_DIGITS.regex: PATTERN_SUPERWORDS_DIGITS}
+    assert tok._native_pattern == native[tok.pre_tokenizer.pattern]
     assert b"of the " in tok.model.ranked_tokens
 
 
@@ -60,7 +62,7 @@ def test_the_split_is_native_and_tokens_span_words(tok):
 def test_native_batch_encodes_chunk_by_chunk_and_decodes_back(tok, texts, mode):
     assert sum(map(len, texts)) >= 2 * (1 << 15)       # enough characters for 2 threads to split
     ids, offsets = tok.encode_batch_flat(texts, mode=mode)
-    chunks = regex.compile(SUPERWORDS_PATTERN)
+    chunks = regex.compile(tok.pre_tokenizer.pattern)
     for k, text in enumerate(texts):
         got = ids[offsets[k]:offsets[k + 1]].tolist()
         want, _ = tok.encode_words(chunks.findall(text), mode=mode)

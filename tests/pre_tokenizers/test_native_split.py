@@ -22,14 +22,14 @@ from hypothesis import strategies as st
 
 from hf_greedtok import _pretokenize
 from hf_greedtok.pre_tokenizers.patterns import (GPT2_PATTERN, GPT4_MARKS_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS,
-                                                 SPLIT_NAMES, SPLITS, SUPERWORDS_PATTERN, WHITESPACE_PATTERN,
-                                                 native_id)
+                                                 SPLIT_NAMES, SPLITS, SUPERWORDS_DIGITS, SUPERWORDS_PATTERN,
+                                                 WHITESPACE_PATTERN, native_id)
 
 # pattern id of _pretokenize.pxd: PATTERN_GPT4 = 0, PATTERN_GPT2 = 1, PATTERN_O200K = 2, PATTERN_WHITESPACE = 3,
-# PATTERN_GPT4_MARKS = 4, PATTERN_SUPERWORDS = 5
+# PATTERN_GPT4_MARKS = 4, PATTERN_SUPERWORDS = 5, PATTERN_SUPERWORDS_DIGITS = 6
 NATIVE = {"gpt4": (GPT4_PATTERN, 0), "gpt2": (GPT2_PATTERN, 1), "o200k": (O200K_PATTERN, 2),
           "whitespace": (WHITESPACE_PATTERN, 3), "gpt4-marks": (GPT4_MARKS_PATTERN, 4),
-          "superwords": (SUPERWORDS_PATTERN, 5)}
+          "superwords": (SUPERWORDS_PATTERN, 5), "superwords-digits": (SUPERWORDS_DIGITS.regex, 6)}
 NAMES = list(NATIVE)
 COMPILED = {name: regex.compile(pattern) for name, (pattern, _) in NATIVE.items()}
 GENERATOR = REPO / "src_ext" / "hf_greedtok" / "gen_unicode_props.py"
@@ -105,6 +105,13 @@ def assert_same_split(name: str, text: str) -> None:
     # punctuation, as a lone surrogate is (regex gives it no class)
     ("superwords", "\u0301! \u0301\u0301 x\ud800 \ud800\ud800.", ["\u0301!", " \u0301\u0301 x\ud800", " \ud800\ud800."]),
     ("superwords", "a\ud800b \ud800 c", ["a\ud800b \ud800 c"]),
+    # superwords-digits: digits are part of a chunk's runs, as letters are
+    ("superwords-digits", "Hello, world. The year 1990 was great!!\n",
+     ["Hello, world. The year 1990 was great", "!!\n"]),
+    ("superwords-digits", "(hello) 5 apples,  and\tTabs", ["(hello) 5 apples,", " ", " and\tTabs"]),
+    ("superwords-digits", " लड़कियाँ कार्य करती हैं। 12 बजे", [" लड़कियाँ कार्य करती हैं। 12 बजे"]),
+    ("superwords-digits", "v2.6.32 (1\u0301) 3,000.5\n\n", ["v2.6.32 (1\u0301) 3,000.5\n\n"]),
+    ("superwords-digits", "\u0301! 12\u0301 -- 7", ["\u0301!", " 12\u0301", " --", " 7"]),
 ])
 def test_examples(name, text, words):
     assert COMPILED[name].findall(text) == words

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+import regex
 from corpora import EXAMPLE_TEXT, corpus
 from helpers import all_substrings, literal_cover, naive_greedtok, occurrences
 from hypothesis import given, settings
@@ -121,6 +122,22 @@ def test_tokens_span_words_and_cover_reproduces_the_training_partition(english_t
         assert tok.decode(tok.encode(line)) == line
 
 
+def test_with_digits_in_chunks_tokens_span_numbers_and_words():
+    text = ["The meeting of 12 May 1990 was held at 3 pm in room 101."] * 40 + ["Room 101 is on floor 1."] * 40
+    kept_apart = GreedTokSuperwordTrainer(30, min_frequency=5, show_progress=False).train_from_iterator(text)
+    inside = GreedTokSuperwordTrainer(30, min_frequency=5, digits_in_chunks=True,
+                                      show_progress=False).train_from_iterator(text)
+    assert inside.pre_tokenizer == ByteLevel("superwords-digits")
+
+    def number_and_word(tok):
+        return [t for t in tok.model.ranked_tokens if regex.search(rb"[0-9]", t) and regex.search(rb"[a-z]", t)]
+
+    assert number_and_word(kept_apart) == []
+    assert set(number_and_word(inside)) == {b" of 12 May 1990 was held", b" at 3 pm in room 101.",
+                                            b"Room 101 is on floor 1."}
+    assert len(inside.encode(text[0])) == 3 < len(kept_apart.encode(text[0]))
+
+
 def test_the_floor_keeps_rare_phrases_out():
     text = ["in the end the end", "by the way"] * 20 + ["a rare phrase once"]
     tok = GreedTokSuperwordTrainer(40, word_tokens=0, min_frequency=5, show_progress=False).train_from_iterator(text)
@@ -139,7 +156,8 @@ def test_a_cover_of_a_chunk_by_the_literal_rule_equals_the_native_cover():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"word_tokens": -1}, "word_tokens"), ({"word_tokens": 11}, "word_tokens"),
-    ({"word_pattern": "superwords"}, "word_pattern"), ({"word_pattern": r"\w+"}, "word_pattern"),
+    ({"word_pattern": "superwords"}, "word_pattern"), ({"word_pattern": "superwords-digits"}, "word_pattern"),
+    ({"word_pattern": r"\w+"}, "word_pattern"),
 ])
 def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
