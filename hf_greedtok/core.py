@@ -137,7 +137,7 @@ class Tokenizer:
         t's ids being ``ids[offsets[t]:offsets[t+1]]``; the fastest way to encode many texts.
 
         With a byte-level pattern we ship (gpt4/cl100k, gpt2/r50k, o200k, whitespace, gpt4-marks,
-        superwords: :data:`~hf_greedtok.pre_tokenizers.patterns.SPLITS`) each text is split and
+        superwords, superwords-digits: :data:`~hf_greedtok.pre_tokenizers.patterns.SPLITS`) each text is split and
         encoded natively without the GIL, from its first character to its last id, on
         ``num_threads`` threads (slices of about equal characters; the ids do not depend on the
         thread count). Other pre-tokenizers split in Python and encode the words natively.

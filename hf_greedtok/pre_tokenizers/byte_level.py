@@ -45,7 +45,8 @@ class ByteLevel(PreTokenizer):
             default, cl100k_base's; "gpt2", r50k_base's; "o200k", o200k_base's; "whitespace",
             the GreedTok paper's space-delimited words; "gpt4-marks", gpt4 with combining marks
             kept in letter runs; "superwords", chunks of words and single punctuation within a
-            line, for tokens that span words; or an alias such as "cl100k"), or a pattern string.
+            line, for tokens that span words; "superwords-digits", the same with digits inside
+            chunks; or an alias such as "cl100k"), or a pattern string.
             The splits we ship run natively (:attr:`native_pattern`); any other pattern runs in
             ``regex``.
     """
