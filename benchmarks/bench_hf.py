@@ -51,6 +51,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from transformers import PreTrainedTokenizerFast
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Tokenizer, export_optimal_tokenizer_json
+from hf_greedtok.hf.folder_encoder import FolderEncoder
 from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 
 SPECIALS = ["<|endoftext|>"]
@@ -124,11 +125,16 @@ def map_run(tok, ds, num_proc: int) -> tuple[float, float, float, float, float]:
     """Wall and CPU seconds of one ``Dataset.map`` over the dataset ``ds`` (a "text" column);
     the CPU seconds of the tokenizer calls, summed over every batch and worker; of the call on
     each worker's first batch (the slowest if several); and of the median batch overall.
-    ``tok=None`` maps :func:`map_anchor.precomputed` instead (datasets alone: no tokenizer calls)."""
+    ``tok=None`` maps :func:`map_anchor.precomputed` instead (datasets alone: no tokenizer calls);
+    a :class:`FolderEncoder` maps Arrow batches (the README's recipe: ``with_format("arrow")``,
+    ``FolderEncoder.map_batch``)."""
+    arrow = isinstance(tok, FolderEncoder)
+    if arrow:
+        ds = ds.with_format("arrow")
     with tempfile.TemporaryDirectory() as log_dir, tempfile.TemporaryDirectory() as cache_dir:
         def tokenize(batch):
             started = time.process_time()
-            out = tok(batch["text"])
+            out = tok.map_batch(batch) if arrow else tok(batch["text"])
             with open(os.path.join(log_dir, str(os.getpid())), "a") as log:
                 log.write(f"{time.process_time() - started}\n")
             return out
@@ -205,6 +211,9 @@ def bench(name: str, args) -> None:
     data_dir = tempfile.TemporaryDirectory()
     datasets.Dataset.from_dict({"text": map_lines}).save_to_disk(os.path.join(data_dir.name, "text"))
     dataset = datasets.load_from_disk(os.path.join(data_dir.name, "text"))
+    recipe = "GreedTok cover, Arrow recipe (FolderEncoder.map_batch)"
+    fresh[recipe] = (lambda blob=pickle.dumps(contenders["GreedTokTokenizerFast cover"]):
+                     FolderEncoder.from_tokenizer(pickle.loads(blob), attention_mask=True))
     alone = "datasets alone (our cover's outputs, precomputed)"
     fresh[alone] = lambda: None
     print(f"\nDataset.map(tok, batched=True) over {map_mb:.2f} MB on disk ({len(map_lines):,} lines, batches of 1000), "

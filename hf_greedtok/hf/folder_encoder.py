@@ -137,6 +137,44 @@ class FolderEncoder:
         self._native = native_parts(folder, mode)
         self.tokenizer = load_folder_tokenizer(folder, mode) if self._native is None else None
 
+    @classmethod
+    def from_tokenizer(cls, tokenizer, *, add_special_tokens: bool = True, attention_mask: bool = False,
+                       num_threads: int = 1) -> "FolderEncoder":
+        """The encoder of a loaded transformers tokenizer: a :class:`GreedTokTokenizerFast`
+        goes through the native flat encoder (unless its added tokens or post-processor need
+        the backend), any other tokenizer through its own batch call; arguments as for the
+        class."""
+        from .tokenization_greedtok import GreedTokTokenizerFast
+
+        self = cls.__new__(cls)
+        self.add_special_tokens = add_special_tokens
+        self.attention_mask = attention_mask
+        self.num_threads = num_threads
+        self._native, self.tokenizer = None, tokenizer
+        if isinstance(tokenizer, GreedTokTokenizerFast):
+            backend = tokenizer.backend_tokenizer
+            added = native_added_tokens(backend)
+            tpl = template(backend.post_processor, pair=False, add_special_tokens=True)
+            if added is not None and tpl is not None:
+                self._native = (tokenizer.greedtok, tokenizer.mode, added, tpl.runs[0], tpl.runs[1])
+                self.tokenizer = None
+        return self
+
+    def map_batch(self, batch: "pa.Table", column: str = "text") -> "pa.Table":
+        """``Dataset.map`` on Arrow batches: the ids of ``batch[column]`` as :meth:`encode_table`
+        gives them, with no Python object per token (one str per text).
+
+        Example (the rows equal ``ds.map(lambda b: tok(b["text"]), batched=True)``'s)::
+
+            encoder = FolderEncoder("my-tokenizer", attention_mask=True)
+            ids = ds.with_format("arrow").map(encoder.map_batch, batched=True,
+                                              remove_columns=ds.column_names).with_format(None)
+
+        Raises:
+            KeyError: no such column. TypeError: a value that is not a string (a null).
+        """
+        return self.encode_table(batch.column(column).to_pylist())
+
     @property
     def native(self) -> bool:
         """Whether batches go through the native flat encoder (else the transformers call)."""

@@ -157,6 +157,48 @@ def test_dataset_map_two_processes_then_cache(saved, lines, tmp_path, how):
     assert first["input_ids"][:50] == tok(lines[:50], truncation=True, max_length=64)["input_ids"]
 
 
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_the_arrow_recipe_writes_the_table_the_tokenizer_map_writes(saved, lines, tmp_path, num_proc):
+    """README's recipe: ``with_format("arrow").map(FolderEncoder.map_batch)`` gives the very
+    columns and types of ``map(lambda b: tok(b["text"]))`` (the EOS token the folder adds
+    included), from the folder or from the loaded tokenizer, in one process or two."""
+    from hf_greedtok.hf.folder_encoder import FolderEncoder
+
+    tok = GreedTokTokenizerFast.from_pretrained(saved)
+    data_dir = tmp_path / "ds"
+    datasets.Dataset.from_dict({"text": lines[:3000]}).save_to_disk(str(data_dir))
+    ds = datasets.load_from_disk(str(data_dir))
+    want = ds.map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"], num_proc=num_proc)
+    assert want.features["input_ids"].feature.dtype == "int32" and want[0]["input_ids"][-1] == tok.eos_token_id
+    for encoder in (FolderEncoder(saved, attention_mask=True), FolderEncoder.from_tokenizer(tok, attention_mask=True)):
+        assert encoder.native
+        got = ds.with_format("arrow").map(encoder.map_batch, batched=True, remove_columns=["text"],
+                                          num_proc=num_proc).with_format(None)
+        assert got.features == want.features
+        assert got.data.table.equals(want.data.table)
+
+
+def test_a_tokenizer_the_native_path_cannot_run_is_encoded_by_its_own_batch_call(lines):
+    """HF BPE (any PreTrainedTokenizerFast): the same table through ``tok(texts)``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from hf_greedtok.hf.folder_encoder import FolderEncoder
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(lines[:2000], trainers.BpeTrainer(vocab_size=600, show_progress=False))
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe)
+    encoder = FolderEncoder.from_tokenizer(tok, attention_mask=True)
+    assert not encoder.native
+    import pyarrow as pa
+    table = encoder.map_batch(pa.table({"text": lines[:500]}))
+    want = tok(lines[:500])
+    assert table.column("input_ids").to_pylist() == want["input_ids"]
+    assert table.column("attention_mask").to_pylist() == want["attention_mask"]
+
+
 THREADS_SCRIPT = """
 import sys, threading, hf_greedtok
 from transformers import AutoTokenizer
