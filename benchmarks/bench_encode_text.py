@@ -11,6 +11,8 @@ encoding the corpus's lines in MB/s of UTF-8 text, median of --repeat runs:
   cache), and of ``encode_batch`` (a list of one array per line);
 * the per-word path: the same tokenizer splitting each line in Python and encoding its words in
   a second native call (what encode_batch did before the fused path);
+* the pre-tokenizer alone: the native GPT-4 scanner counting the words of the whole text
+  (``_pretokenize.count_words``: no Python object per word), and ``regex.findall``;
 * the anchor: tiktoken ``encode_ordinary`` (same cl100k ranks and pattern) on the whole text, and
   line by line in a Python loop.
 
@@ -49,6 +51,7 @@ def main() -> None:
     p.add_argument("--pattern", default="gpt4", help="the GreedTok vocabulary's split (cl100k keeps its own)")
     args = p.parse_args()
     sys.path.insert(0, str(REPO / "tests"))
+    import regex
     import tiktoken
     from fuzz_paths import per_word_copy
     from tiktoken.load import load_tiktoken_bpe
@@ -95,7 +98,15 @@ def main() -> None:
                       f"{listed:.1f} | {per_word:.1f} | {tik_whole:.1f} | {tik_lines:.1f} | {warm / tik_whole:.2f}x |")
         ours = [ids.tolist() for ids in cl100k.encode_batch(lines, mode="cover")]
         same = sum(a == b for a, b in zip(ours, tik.encode_ordinary_batch(lines, num_threads=1)))
-        print(f"\n{name}: cl100k cover ids equal to tiktoken's on {same:,} of {len(lines):,} lines\n")
+        print(f"\n{name}: cl100k cover ids equal to tiktoken's on {same:,} of {len(lines):,} lines")
+        # the pre-tokenizer alone, on the whole text (issue 32's 500 MB/s per thread)
+        from hf_greedtok import _pretokenize
+        words = _pretokenize.count_words(_pretokenize.PATTERN_GPT4, text)
+        scanner = mb / statistics.median(seconds(lambda: _pretokenize.count_words(_pretokenize.PATTERN_GPT4, text),
+                                                 args.repeat))
+        findall = mb / seconds(lambda: regex.findall(GPT4_PATTERN, text), 1)[0]
+        print(f"{name}: the GPT-4 split alone ({words:,} words, one thread): native scanner {scanner:.0f} MB/s, "
+              f"regex.findall {findall:.1f} MB/s\n")
 
 
 if __name__ == "__main__":

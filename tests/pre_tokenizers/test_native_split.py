@@ -16,7 +16,7 @@ import re
 
 import pytest
 import regex
-from corpora import CORPORA, REPO
+from corpora import CORPORA, REPO, corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -357,3 +357,15 @@ def test_split_rejects_non_strings():
     last = _pretokenize.PATTERN_LAST
     with pytest.raises(ValueError, match=f"no native pre-tokenizer for pattern id {last + 1}"):
         _pretokenize.split(last + 1, "text")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_count_words_is_the_number_of_words_split_gives(name):
+    """The scanner alone (what the benchmarks time) counts the very words of the split, on a
+    Latin-1 text, one with BMP characters and one beyond the BMP (the three str kinds)."""
+    text = corpus("en_brown.txt").read_text(encoding="utf-8")[:200_000]
+    for extra in ("", " naïve café 東京 — ok", " emoji 🙂🙂 x"):
+        sample = text + extra
+        assert _pretokenize.count_words(NATIVE[name][1], sample) == len(COMPILED[name].findall(sample))
+    with pytest.raises(ValueError, match="no native pre-tokenizer"):
+        _pretokenize.count_words(-1, "x")
