@@ -42,8 +42,9 @@ def script_of(ch: str) -> str:
 
 def letter_scripts(texts: Union[Mapping[str, int], Iterable[str]]) -> Counter:
     """Letters per script (``Counter`` {script: letters}) of ``texts``: strings, or a count table
-    {text: count} whose letters count ``count`` times each. Only letters (``str.isalpha``) count,
-    so marks and non-letters never decide a text's script."""
+    {text: count} whose letters count ``count`` times each. Only letters (``str.isalpha``) of a
+    script count: marks, non-letters and letters shared by scripts (``COMMON``, e.g. "ー" or
+    mathematical letters) never decide a text's script."""
     table = texts if isinstance(texts, Mapping) else Counter(texts)
     chars: Counter = Counter()
     for text, count in table.items():
@@ -52,7 +53,9 @@ def letter_scripts(texts: Union[Mapping[str, int], Iterable[str]]) -> Counter:
     scripts: Counter = Counter()
     for ch, n in chars.items():
         if ch.isalpha():
-            scripts[script_of(ch)] += n
+            script = script_of(ch)
+            if script not in (COMMON, INHERITED):
+                scripts[script] += n
     return scripts
 
 

@@ -42,6 +42,7 @@ def test_a_count_table_counts_each_letter_count_times_and_ties_go_alphabetically
     assert letter_scripts(["ab", "東京"]) == {"Latin": 2, "Han": 2}
     assert most_letters(letter_scripts(["ab", "東京"])) == "Han"
     assert dominant_script(["1, 2; 3"]) == COMMON
+    assert letter_scripts(["ab ーー \U0001d466"]) == {"Latin": 2}     # letters of no one script
 
 
 def test_a_token_has_the_scripts_of_its_letters_and_a_piece_of_a_character_says_so():
