@@ -379,7 +379,8 @@ def run_tasks(submissions: Iterable[Callable[[], tuple]], step: str, max_retries
 
     Raises:
         The first failure, as :func:`user_error` says, after cancelling the other tasks
-        (:func:`cancel`); they are cancelled too when the wait is interrupted (Ctrl-C, SIGTERM).
+        (:func:`cancel`). An interrupted wait (Ctrl-C, SIGTERM) cancels nothing: the command
+        exits, and Ray ends the tasks of a driver that has gone.
     """
     ray = require_ray()
     todo = iter(enumerate(submissions))
@@ -403,6 +404,12 @@ def run_tasks(submissions: Iterable[Callable[[], tuple]], step: str, max_retries
                     raise user_error(e, step, max_retries) from None
                 if on_done is not None:
                     on_done(k, value, payload)
+    except KeyboardInterrupt:
+        # a signal (Ctrl-C, SIGTERM): the command leaves, and Ray ends a departed driver's tasks
+        # itself. Cancelling here raced the completion of a task whose reply was in flight: Ray's
+        # core worker failed a check ("Tried to complete task that was not pending") and ended
+        # the command with exit 1 before its cleanup (seen once in the signal tests).
+        raise
     except BaseException:
         cancel(pending)
         raise
