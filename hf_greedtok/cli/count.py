@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS, SUPERWORDS_DIGITS
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, superword_split
 from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
 
 HELP = ("count a corpus's words into a table that `train --counts --no-prefix-space` reads (TSV) or parquet, "
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.digits_in_chunks and not args.superwords:
         raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
     if args.superwords:
-        chunks = SUPERWORDS_DIGITS if args.digits_in_chunks else SUPERWORDS
+        chunks = superword_split(args.digits_in_chunks)
         if args.pattern not in (None, chunks.name):
             raise ValueError(f"--superwords counts chunks of the {chunks.name} split, not --pattern {args.pattern}")
         args.pattern = chunks.name

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, SUPERWORDS, SUPERWORDS_DIGITS, find_split
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from ..errors import CorpusError
 from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
                       nonnegative_int, positive_int)
@@ -170,7 +170,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     _check_superword_options(args, units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
     if args.superwords:
-        pre = ByteLevel((SUPERWORDS_DIGITS if args.digits_in_chunks else SUPERWORDS).name)
+        pre = ByteLevel(superword_split(args.digits_in_chunks).name)
     if args.bpe_candidates is not None and (units != "bytes" or args.candidates):
         raise ValueError("--bpe-candidates chooses among byte-level BPE tokens: it needs --units bytes and no "
                          "--candidates")

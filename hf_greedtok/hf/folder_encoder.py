@@ -108,6 +108,12 @@ def native_parts(folder: Union[str, os.PathLike], mode: Optional[str] = None
         mode = mode or config.get("mode") or None
         tok, backend = load_greedtok_backend(folder, {**config, "mode": mode} if mode else config)
         mode = mode or tok.mode
+    return _parts(tok, mode, backend)
+
+
+def _parts(tok: Tokenizer, mode: str, backend):
+    """:func:`native_parts` of a native tokenizer and its ``tokenizers`` backend: None when
+    the backend's added tokens or post-processor need the backend itself."""
     added, tpl = native_added_tokens(backend), template(backend.post_processor, pair=False, add_special_tokens=True)
     if added is None or tpl is None:
         return None
@@ -150,14 +156,9 @@ class FolderEncoder:
         self.add_special_tokens = add_special_tokens
         self.attention_mask = attention_mask
         self.num_threads = num_threads
-        self._native, self.tokenizer = None, tokenizer
-        if isinstance(tokenizer, GreedTokTokenizerFast):
-            backend = tokenizer.backend_tokenizer
-            added = native_added_tokens(backend)
-            tpl = template(backend.post_processor, pair=False, add_special_tokens=True)
-            if added is not None and tpl is not None:
-                self._native = (tokenizer.greedtok, tokenizer.mode, added, tpl.runs[0], tpl.runs[1])
-                self.tokenizer = None
+        self._native = (_parts(tokenizer.greedtok, tokenizer.mode, tokenizer.backend_tokenizer)
+                        if isinstance(tokenizer, GreedTokTokenizerFast) else None)
+        self.tokenizer = tokenizer if self._native is None else None
         return self
 
     def map_batch(self, batch: "pa.Table", column: str = "text") -> "pa.Table":

@@ -137,6 +137,12 @@ GPT4_PATTERN, GPT2_PATTERN, O200K_PATTERN = GPT4.regex, GPT2.regex, O200K.regex
 WHITESPACE_PATTERN, GPT4_MARKS_PATTERN, SUPERWORDS_PATTERN = WHITESPACE.regex, GPT4_MARKS.regex, SUPERWORDS.regex
 
 
+def superword_split(digits_in_chunks: bool = False) -> SplitPattern:
+    """The chunk split of superword training: :data:`SUPERWORDS`, or :data:`SUPERWORDS_DIGITS`
+    with digits inside chunks."""
+    return SUPERWORDS_DIGITS if digits_in_chunks else SUPERWORDS
+
+
 def find_split(pattern: str) -> Optional[SplitPattern]:
     """The split that ``pattern`` names (a name, an alias, or its regex character for
     character), or None for any other string."""

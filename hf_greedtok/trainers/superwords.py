@@ -47,7 +47,7 @@ from ..core import Tokenizer
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY, DEFAULT_WORD_TOKEN_SHARE
 from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers import ByteLevel
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS, SUPERWORDS_DIGITS, find_split
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, find_split, superword_split
 from ..unicode_scripts import letter_scripts, most_letters, scripts_of_token
 from .greedtok import GreedTokTrainer
 
@@ -99,7 +99,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                  candidates_on_demand: bool = True) -> None:
         super().__init__(vocab_size, max_token_length=max_token_length, min_frequency=min_frequency,
                          pinned_tokens=pinned_tokens, special_tokens=special_tokens,
-                         pre_tokenizer=ByteLevel((SUPERWORDS_DIGITS if digits_in_chunks else SUPERWORDS).name),
+                         pre_tokenizer=ByteLevel(superword_split(digits_in_chunks).name),
                          normalizer=normalizer,
                          show_progress=show_progress, num_threads=num_threads,
                          candidates_on_demand=candidates_on_demand)

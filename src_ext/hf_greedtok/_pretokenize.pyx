@@ -407,6 +407,35 @@ cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vec
     return _split(pattern, text, n, ends)
 
 
+cdef int _scan_str(int pattern, str text, vector[int64_t]& ends) except -1:
+    """Appends to ``ends`` the word ends of ``text`` under ``pattern``, read from the str's own
+    data (1-byte kind as is, 4-byte as is, 2-byte widened), the scanner without the GIL.
+
+    Raises:
+        ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
+        MemoryError: the word offsets (8 bytes a word) could not be allocated.
+    """
+    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
+                         "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
+    cdef PyObject* obj = <PyObject*>text
+    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k
+    cdef int kind = PyUnicode_KIND(obj)
+    cdef void* data = PyUnicode_DATA(obj)
+    cdef vector[uint32_t] wide
+    with nogil:
+        if kind == 1:
+            split_words_latin1(pattern, <const uint8_t*>data, n, ends)
+        elif kind == 4:
+            split_words(pattern, <const uint32_t*>data, n, ends)
+        else:
+            wide.resize(n)
+            for k in range(n):
+                wide[k] = (<const unsigned short*>data)[k]
+            split_words(pattern, wide.data(), n, ends)
+    return 0
+
+
 def split(int pattern, str text not None) -> list:
     """``regex.findall(PATTERN, text)``, computed by the native scanner ``pattern`` (a ``PATTERN_*``
     id: ``native_id`` of hf_greedtok.pre_tokenizers.patterns): the words of ``text`` in order,
@@ -417,30 +446,8 @@ def split(int pattern, str text not None) -> list:
         ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
         MemoryError: the word offsets (8 bytes a word) could not be allocated.
     """
-    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
-        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
-                         "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
-    cdef PyObject* obj = <PyObject*>text
-    cdef int64_t n = PyUnicode_GET_LENGTH(obj)
-    cdef int kind = PyUnicode_KIND(obj)
-    cdef void* data = PyUnicode_DATA(obj)
-    cdef vector[uint32_t] wide
-    cdef const uint32_t* units
     cdef vector[int64_t] ends
-    cdef int64_t k
-    if kind == 1:
-        with nogil:
-            split_words_latin1(pattern, <const uint8_t*>data, n, ends)
-    else:
-        if kind == 4:
-            units = <const uint32_t*>data
-        else:
-            wide.resize(n)
-            for k in range(n):
-                wide[k] = (<const unsigned short*>data)[k]
-            units = wide.data()
-        with nogil:
-            split_words(pattern, units, n, ends)
+    _scan_str(pattern, text, ends)
     cdef list words = []
     cdef int64_t start = 0, end
     for end in ends:
@@ -454,25 +461,8 @@ def count_words(int pattern, str text not None) -> int:
     Python object per word): what benchmarks time as the pre-tokenizer alone.
 
     Raises:
-        ValueError: ``pattern`` is not the id of a native scanner.
-        MemoryError: the word offsets could not be allocated.
+        ValueError, MemoryError: as :func:`split`.
     """
-    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
-        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
-    cdef PyObject* obj = <PyObject*>text
-    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k, count
-    cdef int kind = PyUnicode_KIND(obj)
-    cdef void* data = PyUnicode_DATA(obj)
-    cdef vector[uint32_t] wide
     cdef vector[int64_t] ends
-    with nogil:
-        if kind == 1:
-            count = split_words_latin1(pattern, <const uint8_t*>data, n, ends)
-        elif kind == 4:
-            count = split_words(pattern, <const uint32_t*>data, n, ends)
-        else:
-            wide.resize(n)
-            for k in range(n):
-                wide[k] = (<const unsigned short*>data)[k]
-            count = split_words(pattern, wide.data(), n, ends)
-    return count
+    _scan_str(pattern, text, ends)
+    return <int64_t>ends.size()
