@@ -44,18 +44,17 @@ cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
 
 cdef struct CacheSlot:
     uint64_t word       # a key of at most 8 bytes itself (zero-padded), else the key's hash
-    int32_t val         # the id when val_len == 1, else the ids' offset in vals
+    int32_t val         # a key of at most 8 bytes with one id: the id; else the offset in vals
+                        # of the ids, followed (key over 8 bytes) by the key's bytes
     uint16_t key_len    # 0: empty slot (cached keys have 2..CACHE_MAX_UNITS units)
-    uint16_t val_len
-    int32_t key_off     # a key of more than 8 bytes: its offset in keys
-    int32_t _pad
+    uint16_t val_len    # 16 bytes in all: four slots to a cache line
 
 
 @cython.final
 cdef class _Worker:
-    cdef vector[CacheSlot] slots[2]
+    cdef CacheSlot* slots[2]            # masks[m] + 1 slots each (_huge_table.h memory)
+    cdef uint64_t masks[2]
     cdef int64_t used[2]
-    cdef vector[uint8_t] keys[2]
     cdef vector[int32_t] vals[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
@@ -71,11 +70,13 @@ cdef class _Worker:
     cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
 
+    cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
     cdef void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
+    cdef const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil
 

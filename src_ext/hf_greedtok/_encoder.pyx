@@ -22,6 +22,10 @@ allocation anywhere in the native loops raises MemoryError in the caller.
 
 cimport cython
 from libc.string cimport memcpy, memset
+
+cdef extern from "_huge_table.h" nogil:
+    void* hfg_table_alloc(size_t nbytes)
+    void hfg_table_free(void* p)
 from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1
@@ -147,10 +151,10 @@ cdef size_t SLICE_IDS_KEEP = 1 << 22
 cdef class _Worker:
     """Per-thread scratch buffers plus one word cache per mode (never shared by two threads).
 
-    The cache is an open-addressing table of 24-byte slots keyed by the word's bytes (UTF-8 at
-    byte level; the uint32 units' bytes otherwise). A key of at most 8 bytes and a single id,
-    most words, live in the slot itself, so a hit reads one cache line; longer keys and longer
-    id lists sit in arenas. The table starts small, doubles at half load, and is cleared when
+    The cache is an open-addressing table of 16-byte slots (four to a cache line) keyed by the
+    word's bytes (UTF-8 at byte level; the uint32 units' bytes otherwise). A key of at most 8
+    bytes and a single id, most words, live in the slot itself, so a hit reads one cache line;
+    longer id lists and longer keys sit in an arena (vals). The table starts small, doubles at half load, and is cleared when
     it holds CACHE_MAX_ENTRIES words.
     """
     def __cinit__(self):
@@ -158,33 +162,42 @@ cdef class _Worker:
         for m in range(2):
             self._reset(m)
 
+    def __dealloc__(self):
+        cdef int m
+        for m in range(2):
+            hfg_table_free(self.slots[m])
+
+    cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil:
+        """count empty (zeroed) slots, in huge pages when they fill 2 MiB (_huge_table.h)."""
+        cdef CacheSlot* slots = <CacheSlot*>hfg_table_alloc(count * sizeof(CacheSlot))
+        if slots == NULL:
+            with gil:
+                raise MemoryError(f"a word cache of {count} slots could not be allocated")
+        return slots
+
     cdef int _reset(self, int m) except -1 nogil:
-        # clear + resize, not assign(n, x): Cython declares that assign without except +, so a
-        # bad_alloc in it would abort the process instead of raising MemoryError
-        cdef CacheSlot empty
-        memset(&empty, 0, sizeof(CacheSlot))
-        self.slots[m].clear()
-        self.slots[m].resize(CACHE_MIN_SLOTS, empty)
-        self.keys[m].clear()
+        cdef CacheSlot* fresh = self._new_slots(CACHE_MIN_SLOTS)
+        hfg_table_free(self.slots[m])
+        self.slots[m] = fresh
+        self.masks[m] = CACHE_MIN_SLOTS - 1
         self.vals[m].clear()
         self.used[m] = 0
         return 0
 
     cdef int _grow(self, int m) except -1 nogil:
-        cdef vector[CacheSlot] old
-        old.swap(self.slots[m])
-        cdef CacheSlot empty
-        memset(&empty, 0, sizeof(CacheSlot))
-        self.slots[m].clear()
-        self.slots[m].resize(2 * old.size(), empty)
-        cdef uint64_t mask = self.slots[m].size() - 1, i
-        cdef size_t j
-        for j in range(old.size()):
+        cdef CacheSlot* old = self.slots[m]
+        cdef size_t count = self.masks[m] + 1, j
+        cdef CacheSlot* slots = self._new_slots(2 * count)
+        cdef uint64_t mask = 2 * count - 1, i
+        for j in range(count):
             if old[j].key_len:
                 i = _slot_hash(old[j].word, old[j].key_len) & mask
-                while self.slots[m][i].key_len:
+                while slots[i].key_len:
                     i = (i + 1) & mask
-                self.slots[m][i] = old[j]
+                slots[i] = old[j]
+        self.slots[m] = slots
+        self.masks[m] = mask
+        hfg_table_free(old)
         return 0
 
     cdef void _trim(self) noexcept nogil:
@@ -211,22 +224,28 @@ cdef class _Worker:
 
     cdef inline void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil:
         """Start loading the first slot a lookup of (h, n) reads."""
-        _prefetch(&self.slots[m].data()[_slot_hash(h, n) & (self.slots[m].size() - 1)])
+        _prefetch(self.slots[m] + (_slot_hash(h, n) & self.masks[m]))
 
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
         """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""
-        cdef uint64_t mask = self.slots[m].size() - 1
+        cdef uint64_t mask = self.masks[m]
         cdef uint64_t i = _slot_hash(h, n) & mask
         cdef CacheSlot* slot
-        cdef CacheSlot* slots = self.slots[m].data()
+        cdef CacheSlot* slots = self.slots[m]
         while True:
             slot = &slots[i]
             if slot.key_len == 0:
                 return NULL
             if slot.word == h and slot.key_len == n and \
-                    (n <= 8 or _same_bytes(self.keys[m].data() + slot.key_off, key, n)):
+                    (n <= 8 or _same_bytes(<const uint8_t*>(self.vals[m].data() + slot.val + slot.val_len), key, n)):
                 return slot
             i = (i + 1) & mask
+
+    cdef inline const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil:
+        """The ids a slot of mode m holds (slot.val_len of them)."""
+        if slot.val_len == 1 and slot.key_len <= 8:
+            return &slot.val
+        return self.vals[m].data() + slot.val
 
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil:
@@ -234,24 +253,27 @@ cdef class _Worker:
         :func:`_key_word` is h."""
         if self.used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
-        if 2 * (self.used[m] + 1) > <int64_t>self.slots[m].size():
+        if 2 * (self.used[m] + 1) > <int64_t>self.masks[m] + 1:
             self._grow(m)
-        cdef uint64_t mask = self.slots[m].size() - 1
+        cdef uint64_t mask = self.masks[m]
         cdef uint64_t i = _slot_hash(h, n) & mask
+        cdef size_t at
         while self.slots[m][i].key_len:
             i = (i + 1) & mask
         cdef CacheSlot* slot = &self.slots[m][i]
         slot.word = h
         slot.key_len = <uint16_t>n
         slot.val_len = <uint16_t>k
-        if n > 8:
-            slot.key_off = <int32_t>self.keys[m].size()
-            self.keys[m].insert(self.keys[m].end(), key, key + n)
-        if k == 1:
+        if k == 1 and n <= 8:
             slot.val = ids[0]
         else:
-            slot.val = <int32_t>self.vals[m].size()
-            self.vals[m].insert(self.vals[m].end(), ids, ids + k)
+            at = self.vals[m].size()
+            slot.val = <int32_t>at
+            # the ids, then a long key's bytes in whole int32s (zero-padded)
+            self.vals[m].resize(at + k + (((n + 3) // 4) if n > 8 else 0), 0)
+            memcpy(self.vals[m].data() + at, ids, k * sizeof(int32_t))
+            if n > 8:
+                memcpy(self.vals[m].data() + at + k, key, n)
         self.used[m] += 1
         return 0
 
@@ -631,12 +653,14 @@ cdef class RankedEncoder:
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
         """:meth:`_encode_keyed` given the key's :func:`_key_word` h."""
         cdef CacheSlot* hit = wk.lookup(mode, h, key, nkey)
+        cdef const int32_t* ids
         cdef int64_t before, i
         if hit != NULL:
             if hit.val_len == 1:
-                out.push_back(hit.val)
+                out.push_back(wk.slot_ids(mode, hit)[0])
             else:
-                out.insert(out.end(), wk.vals[mode].data() + hit.val, wk.vals[mode].data() + hit.val + hit.val_len)
+                ids = wk.slot_ids(mode, hit)
+                out.insert(out.end(), ids, ids + hit.val_len)
             return 0
         if u == NULL:
             wk.units.resize(n)

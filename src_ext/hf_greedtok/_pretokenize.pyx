@@ -44,6 +44,9 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(PyObject*) nogil
     void* PyUnicode_DATA(PyObject*) nogil
 
+cdef extern from "_ascii_runs.h" nogil:
+    int64_t hfg_ascii_letters_end(const uint8_t* t, int64_t i, int64_t n)
+
 cdef extern from "_unicode_props.h" nogil:
     uint16_t hfg_props(uint32_t cp)
     enum:
@@ -76,25 +79,38 @@ ctypedef fused unit_t:          # a text's code points: its str data when one by
     uint32_t
 
 
-# ASCII code points' classes, read from the same table once at import: text is mostly ASCII,
-# and one load from 256 bytes beats the two dependent loads of the two-stage table.
-cdef uint16_t _ASCII_PROPS[128]
+# The classes of code points below 256, read from the same table once at import: text is mostly
+# ASCII, and one load from 512 bytes beats the two dependent loads of the two-stage table; a
+# 1-byte str (Latin-1) then needs no range check at all.
+cdef uint16_t _LATIN1_PROPS[256]
 cdef uint32_t _cp
-for _cp in range(128):
-    _ASCII_PROPS[_cp] = hfg_props(_cp)
+for _cp in range(256):
+    _LATIN1_PROPS[_cp] = hfg_props(_cp)
 
 
-cdef inline uint16_t _props(uint32_t cp) noexcept nogil:
-    """hfg_props(cp), ASCII from _ASCII_PROPS."""
-    if cp < 128:
-        return _ASCII_PROPS[cp]
-    return hfg_props(cp)
+cdef inline uint16_t _props(unit_t cp) noexcept nogil:
+    """hfg_props(cp), below 256 from _LATIN1_PROPS (a 1-byte unit always)."""
+    if unit_t is uint8_t:
+        return _LATIN1_PROPS[cp]
+    else:
+        if cp < 256:
+            return _LATIN1_PROPS[cp]
+        return hfg_props(cp)
 
 
 # ---- runs: the end (exclusive) of the longest run from i of code points of one class ----
 
 cdef inline int64_t _run(const unit_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
-    """End of the run from i of code points having any of the ``mask`` classes."""
+    """End of the run from i of code points having any of the ``mask`` classes. In a 1-byte
+    text a run of a class holding the letters takes its ASCII letters eight at a time."""
+    if unit_t is uint8_t:
+        if mask & HFG_L:
+            while True:
+                i = hfg_ascii_letters_end(t, i, n)
+                if i < n and _props(t[i]) & mask:
+                    i += 1
+                else:
+                    return i
     while i < n and _props(t[i]) & mask:
         i += 1
     return i
@@ -154,7 +170,7 @@ cdef inline bint _contraction3(uint16_t q, uint16_t r) noexcept nogil:
 
 # ---- one word from i (0 <= i < n): its end ----
 
-cdef inline int64_t _digits_other_spaces(const unit_t* t, int64_t i, int64_t n, uint16_t p, uint32_t c,
+cdef inline int64_t _digits_other_spaces(const unit_t* t, int64_t i, int64_t n, uint16_t p, unit_t c,
                                          bint slash) noexcept nogil:
     """The alternatives after the letters, alike in gpt4, o200k and superwords (where no chunk
     starts at i), at t[i] = c (properties p):
@@ -177,7 +193,7 @@ cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n, uint16_t l
     """One word of GPT4_PATTERN (``letters`` HFG_L) or GPT4_MARKS_PATTERN (HFG_L | HFG_M: the class
     of the letter run). A mark is never a letter that starts a word: like any other non-letter it
     is the one-code-point prefix, and needs a letter or mark after it."""
-    cdef uint32_t c = t[i]
+    cdef unit_t c = t[i]
     cdef uint16_t p = _props(c)
     cdef uint16_t q
     cdef int64_t j
@@ -199,7 +215,7 @@ cdef inline int64_t _gpt4_word(const unit_t* t, int64_t i, int64_t n, uint16_t l
 
 
 cdef inline int64_t _gpt2_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
-    cdef uint32_t c = t[i]
+    cdef unit_t c = t[i]
     cdef uint32_t d, e
     cdef uint16_t p = _props(c)
     cdef int64_t start = i
@@ -265,7 +281,7 @@ cdef inline int64_t _o200k_upper_lower(const unit_t* t, int64_t s, int64_t n) no
 
 
 cdef inline int64_t _o200k_word(const unit_t* t, int64_t i, int64_t n) noexcept nogil:
-    cdef uint32_t c = t[i]
+    cdef unit_t c = t[i]
     cdef uint16_t p = _props(c)
     cdef bint prefix = not (p & (HFG_L | HFG_N)) and c != _CR and c != _LF   # [^\r\n\p{L}\p{N}]
     cdef int64_t e
@@ -297,7 +313,7 @@ cdef inline int64_t _chunk_end(const unit_t* t, int64_t i, int64_t n, uint16_t s
     Nothing follows the group in the alternative, so the search never backtracks into it: each
     repetition takes the first piece that fits, whole (the run is greedy), and the loop stops at
     the first position where neither piece fits."""
-    cdef uint32_t c
+    cdef unit_t c
     cdef uint16_t p, q
     while i < n:
         c = t[i]
@@ -336,7 +352,7 @@ cdef inline int64_t _superwords_word(const unit_t* t, int64_t i, int64_t n, uint
     _chunk_end): a chunk with the line ends after it (``[\\r\\n]*``), else as GPT-4's split but
     punctuation runs are 2 or more code points here (the chunk takes a single one)."""
     cdef int64_t e = _chunk_end(t, i, n, start, run)
-    cdef uint32_t c
+    cdef unit_t c
     if e > i:
         return _run_newlines(t, e, n, False)
     # No chunk here, so a punctuation character at i (or after a space at i) has another after
