@@ -1,4 +1,5 @@
-/* Runs of ASCII letters, eight bytes at a time (SWAR: SIMD within a 64-bit register).
+/* Runs of ASCII letters, eight bytes at a time (SWAR: SIMD within a 64-bit register), or
+ * four code points at a time (SSE2) in a text of 32-bit code points.
  *
  * hfg_ascii_letters_end(t, i, n): the end (exclusive) of the run of ASCII letters [A-Za-z] in
  * t[i:n], i.e. the first j >= i with j == n or t[j] not an ASCII letter. The pre-tokenizer's
@@ -15,11 +16,20 @@
  * without the second, and its own high bit (b >= 0x80, not ASCII) clear. Only whole 8-byte
  * groups inside [i, n) are loaded, so nothing past the text is read; the tail goes byte by byte.
  * Big-endian machines (where the first byte is the highest) take the byte loop throughout.
+ *
+ * hfg_ascii_letters_end32(t, i, n): the same over code points (uint32), four to an SSE2
+ * register where the compiler targets SSE2 (every x86-64), one at a time elsewhere. A code
+ * point is an ASCII letter iff (cp | 0x20) lies in 'a'..'z' as a whole 32-bit value.
  */
 #pragma once
 
 #include <stdint.h>
 #include <string.h>
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define HFG_HAVE_SSE2 1
+#endif
 
 static inline int hfg_is_ascii_letter(uint8_t b) {
     return (uint8_t)((b | 0x20) - 'a') < 26;
@@ -53,6 +63,25 @@ static inline int64_t hfg_ascii_letters_end(const uint8_t* t, int64_t i, int64_t
     }
 #endif
     while (i < n && hfg_is_ascii_letter(t[i]))
+        ++i;
+    return i;
+}
+
+static inline int64_t hfg_ascii_letters_end32(const uint32_t* t, int64_t i, int64_t n) {
+#ifdef HFG_HAVE_SSE2
+    const __m128i fold = _mm_set1_epi32(0x20);
+    const __m128i before_a = _mm_set1_epi32('a' - 1);
+    const __m128i after_z = _mm_set1_epi32('z' + 1);
+    while (i + 4 <= n) {
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i*)(t + i)), fold);
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi32(y, before_a), _mm_cmplt_epi32(y, after_z));
+        int stop = ~_mm_movemask_ps(_mm_castsi128_ps(letter)) & 0xF;
+        if (stop)
+            return i + hfg_ctz64((uint64_t)stop);
+        i += 4;
+    }
+#endif
+    while (i < n && t[i] < 0x80 && hfg_is_ascii_letter((uint8_t)t[i]))
         ++i;
     return i;
 }

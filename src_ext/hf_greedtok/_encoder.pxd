@@ -111,8 +111,8 @@ cdef class RankedEncoder:
                            _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
-    cdef uint64_t _ascii_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
-                             int mode, _Worker wk) noexcept nogil
+    cdef uint64_t _word_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
+                            int mode, _Worker wk) noexcept nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                      vector[int32_t]& out) except -1 nogil
     cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,

@@ -336,6 +336,33 @@ cdef int32_t _sort_list(int32_t first, int32_t* nxt) noexcept nogil:
             return first
 
 
+ctypedef fused str_unit_t:       # a str's data: 1, 2 or 4 bytes a code point
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, uint8_t* out) noexcept nogil:
+    """Write the UTF-8 bytes of the code points t[0:n] (lone surrogates as U+FFFD) to out (room
+    for 4n bytes) and turn ``ends``, the words' ends in code points (increasing, the last n), into
+    their ends in bytes; returns the number of bytes. One pass: each word's bytes are found in
+    place instead of being written again word by word."""
+    cdef int64_t i, nb = 0
+    cdef uint32_t cp
+    cdef int64_t* next_end = ends
+    for i in range(n):
+        cp = t[i]
+        if cp < 0x80:
+            out[nb] = <uint8_t>cp
+            nb += 1
+        else:
+            nb += _utf8_bytes(cp, out + nb)
+        if next_end[0] == i + 1:
+            next_end[0] = nb
+            next_end += 1
+    return nb
+
+
 cdef class RankedEncoder:
     """Cover-priority and minimum-token encoding over one ranked vocabulary.
 
@@ -754,10 +781,10 @@ cdef class RankedEncoder:
             counts[w - lo] = <int64_t>out.size() - before
         return -1
 
-    cdef uint64_t _ascii_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
-                             int mode, _Worker wk) noexcept nogil:
-        """The cache key of word w of an ASCII text of n bytes (0 for a word the cache does not
-        hold), its slot prefetched."""
+    cdef uint64_t _word_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
+                            int mode, _Worker wk) noexcept nogil:
+        """The cache key of word w of a text of n UTF-8 bytes, its words' ends in bytes (0 for a
+        word the cache does not hold), its slot prefetched."""
         cdef int64_t start = ends[w - 1] if w > 0 else 0
         cdef int64_t nb = ends[w] - start
         cdef uint64_t h
@@ -771,71 +798,76 @@ cdef class RankedEncoder:
                           vector[int32_t]& out) except -1 nogil:
         """Split one str with the native pre-tokenizer and encode its words into out.
 
-        The text's code points are read once into wk.cps; a word's units are its UTF-8 bytes
-        (byte level) or code points, lone surrogates as U+FFFD, as :meth:`_load_units` reads a
-        word. At byte level the words of an ASCII text are looked up in the text's own data.
+        A word's units are its UTF-8 bytes (byte level) or code points, lone surrogates as
+        U+FFFD, as :meth:`_load_units` reads a word. At byte level the words are looked up in
+        the text's UTF-8 bytes: an ASCII str's own data, else the bytes written once for the
+        whole text (:func:`_utf8_text`, which also turns the words' ends into byte offsets).
         """
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(obj), i
         cdef int kind = PyUnicode_KIND(obj)
         cdef void* data = PyUnicode_DATA(obj)
-        cdef const uint8_t* latin1 = <const uint8_t*>data
         cdef uint32_t cp
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
-        cdef int64_t start = 0, end, nb, ahead
+        cdef int64_t start = 0, end, nb, ahead, nbytes
         cdef uint64_t keys[KEY_RING_MASK + 1]          # keys of the words being prefetched
+        cdef const uint8_t* text
         cdef size_t w
         if n == 0:
             return 0
         wk.ends.clear()
-        cdef uint32_t* cps = NULL
+        cdef const uint32_t* cps = NULL
         if kind == 1:
-            split_words_latin1(pattern, latin1, n, wk.ends)
-        if not (ascii and self.byte_level):
-            # the words' units come from code points (ASCII words at byte level are the data)
+            split_words_latin1(pattern, <const uint8_t*>data, n, wk.ends)
+        elif kind == 4:
+            cps = <const uint32_t*>data
+        else:
             wk.cps.resize(n)
-            cps = wk.cps.data()
             for i in range(n):
-                cps[i] = PyUnicode_READ(kind, data, i)
+                wk.cps[i] = (<const uint16_t*>data)[i]
+            cps = wk.cps.data()
         if kind != 1:
             split_words(pattern, cps, n, wk.ends)
         cdef size_t nwords = wk.ends.size()
-        cdef const int64_t* ends = wk.ends.data()
-        for w in range(nwords):
-            end = wk.ends[w]
-            if not self.byte_level:
+        cdef int64_t* ends = wk.ends.data()
+        if not self.byte_level:
+            for w in range(nwords):
+                end = ends[w]
                 wk.units.resize(end - start)
                 for i in range(start, end):
-                    cp = cps[i]
+                    cp = PyUnicode_READ(kind, data, i)
                     wk.units[i - start] = 0xFFFD if 0xD800 <= cp <= 0xDFFF else cp
                 self._encode(wk.units.data(), end - start, mode, wk, out)
-            elif ascii:
-                # The cache's slots are random reads from a table larger than L2: ask for the
-                # slot of the word PREFETCH_WORDS ahead now, so it is in cache when needed; its
-                # key is kept for when that word's turn comes.
-                if w == 0:
-                    for ahead in range(min(<int64_t>PREFETCH_WORDS, <int64_t>nwords)):
-                        keys[ahead] = self._ascii_key(latin1, ends, ahead, n, mode, wk)
-                if w + PREFETCH_WORDS < nwords:
-                    keys[(w + PREFETCH_WORDS) & KEY_RING_MASK] = \
-                        self._ascii_key(latin1, ends, w + PREFETCH_WORDS, n, mode, wk)
-                nb = end - start
-                if nb == 1:
-                    out.push_back(self.byte_ids[latin1[start]])
-                elif nb <= CACHE_MAX_UNITS:
-                    self._encode_hashed(latin1 + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
-                else:
-                    self._encode_utf8(latin1 + start, nb, mode, wk, out)
+                start = end
+            return 0
+        if ascii:
+            text = <const uint8_t*>data
+            nbytes = n
+        else:
+            wk.word_bytes.resize(4 * n)
+            if kind == 1:
+                nbytes = _utf8_text(<const uint8_t*>data, n, ends, wk.word_bytes.data())
+            elif kind == 2:
+                nbytes = _utf8_text(<const uint16_t*>data, n, ends, wk.word_bytes.data())
             else:
-                wk.word_bytes.resize(4 * (end - start))
-                nb = 0
-                for i in range(start, end):
-                    cp = cps[i]
-                    if cp < 0x80:
-                        wk.word_bytes[nb] = <uint8_t>cp
-                        nb += 1
-                    else:
-                        nb += _utf8_bytes(cp, wk.word_bytes.data() + nb)
-                self._encode_utf8(wk.word_bytes.data(), nb, mode, wk, out)
+                nbytes = _utf8_text(<const uint32_t*>data, n, ends, wk.word_bytes.data())
+            text = wk.word_bytes.data()
+        # The cache's slots are random reads from a table larger than L2: ask for the slot of
+        # the word PREFETCH_WORDS ahead now, so it is in cache when needed; its key is kept for
+        # when that word's turn comes.
+        for ahead in range(min(<int64_t>PREFETCH_WORDS, <int64_t>nwords)):
+            keys[ahead] = self._word_key(text, ends, ahead, nbytes, mode, wk)
+        for w in range(nwords):
+            end = ends[w]
+            if w + PREFETCH_WORDS < nwords:
+                keys[(w + PREFETCH_WORDS) & KEY_RING_MASK] = \
+                    self._word_key(text, ends, w + PREFETCH_WORDS, nbytes, mode, wk)
+            nb = end - start
+            if nb == 1:
+                out.push_back(self.byte_ids[text[start]])
+            elif nb <= CACHE_MAX_UNITS:
+                self._encode_hashed(text + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
+            else:
+                self._encode_utf8(text + start, nb, mode, wk, out)
             start = end
         return 0
 

@@ -46,6 +46,7 @@ cdef extern from "Python.h":
 
 cdef extern from "_ascii_runs.h" nogil:
     int64_t hfg_ascii_letters_end(const uint8_t* t, int64_t i, int64_t n)
+    int64_t hfg_ascii_letters_end32(const uint32_t* t, int64_t i, int64_t n)
 
 cdef extern from "_unicode_props.h" nogil:
     uint16_t hfg_props(uint32_t cp)
@@ -101,16 +102,16 @@ cdef inline uint16_t _props(unit_t cp) noexcept nogil:
 # ---- runs: the end (exclusive) of the longest run from i of code points of one class ----
 
 cdef inline int64_t _run(const unit_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
-    """End of the run from i of code points having any of the ``mask`` classes. In a 1-byte
-    text a run of a class holding the letters takes its ASCII letters eight at a time."""
-    if unit_t is uint8_t:
-        if mask & HFG_L:
-            while True:
-                i = hfg_ascii_letters_end(t, i, n)
-                if i < n and _props(t[i]) & mask:
-                    i += 1
-                else:
-                    return i
+    """End of the run from i of code points having any of the ``mask`` classes. A run of a
+    class holding the letters that starts with an ASCII code point takes its ASCII letters in
+    blocks (_ascii_runs.h): eight at a time in a 1-byte text, four in a text of code points."""
+    if mask & HFG_L and i < n and t[i] < 0x80:
+        # an English word: its ASCII letters in blocks; what follows them (a Latin-1 letter, a
+        # digit of a chunk) goes on one code point at a time below
+        if unit_t is uint8_t:
+            i = hfg_ascii_letters_end(t, i, n)
+        elif unit_t is uint32_t:
+            i = hfg_ascii_letters_end32(t, i, n)
     while i < n and _props(t[i]) & mask:
         i += 1
     return i

@@ -118,6 +118,27 @@ def test_examples(name, text, words):
     assert split(NATIVE[name][0], text) == words
 
 
+# what may end a run of ASCII letters, which the scanners take in blocks of 8 bytes (1-byte text)
+# or 4 code points: the text's end, ASCII letters' neighbours ("@[`{"), DEL, Latin-1 letters and
+# non-letters, a mark, a digit, a space, letters of 2- and 4-byte str kinds
+RUN_ENDS = ["", "@", "[", "`", "{", "\x7f", "\x80", "\u00aa", "\u00c0", "\u00d7", "\u00e9", "\u00ff", "\u0301",
+            "7", " ", "\n", "'s", "\u0101", "\u4e2d", "\U0001d400", "\U0001f600"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ascii_letter_runs_end_where_regex_ends_them_at_every_block_offset(name):
+    """Runs of 0..19 ASCII letters (mixed case) starting at offsets 0..8, before every kind of
+    run end, in a 1-byte text and the same text widened to 4 bytes a code point."""
+    letters = "aZbYcXdWeVfUgThSiRjQ"
+    for offset in range(9):
+        for length in range(20):
+            for end in RUN_ENDS:
+                text = "." * offset + letters[:length] + end
+                assert_same_split(name, text)
+                assert_same_split(name, text + "\U0001f600")     # the same runs read as code points
+                assert_same_split(name, "x" * offset + letters[:length] + end + "z" * offset)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_text_has_no_words(name):
     assert split(NATIVE[name][0], "") == []
