@@ -8,7 +8,8 @@ encoding the corpus's lines in MB/s of UTF-8 text, median of --repeat runs:
 * cold: ``encode_batch_flat`` on a fresh tokenizer (empty word caches), 1 thread;
 * warm: later calls of ``encode_batch_flat`` (one buffer of ids + offsets), on 1 and 2 threads
   (the ratio is the scaling; one untimed 2-thread call first warms the second thread's word
-  cache), and of ``encode_batch`` (a list of one array per line);
+  cache), of ``encode_batch`` (a list of one array per line) and of ``encode_batch_arrow`` (one
+  pyarrow ``list<int32>`` column);
 * the per-word path: the same tokenizer splitting each line in Python and encoding its words in
   a second native call (what encode_batch did before the fused path);
 * the pre-tokenizer alone: the native GPT-4 scanner counting the words of the whole text
@@ -74,9 +75,10 @@ def main() -> None:
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; GreedTok k={args.k} ({args.pattern} split) trained in "
           f"{train_s:.0f} s; "
           f"median of {args.repeat}")
-    print("| corpus | vocabulary | mode | cold MB/s | warm flat MB/s | 2 threads MB/s (x 1) | warm list MB/s "
-          "| per-word path MB/s | tiktoken whole text MB/s | tiktoken per line MB/s | warm flat / tiktoken whole |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| corpus | vocabulary | mode | cold MB/s | warm flat MB/s | 2 threads MB/s (x 1) | warm list MB/s (x flat) "
+          "| Arrow MB/s (x flat) | per-word path MB/s | tiktoken whole text MB/s | tiktoken per line MB/s "
+          "| warm flat / tiktoken whole |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, text in corpora.items():
         lines = text.splitlines(keepends=True)
         mb = len(text.encode("utf-8")) / 1e6
@@ -91,11 +93,13 @@ def main() -> None:
                 two = mb / statistics.median(seconds(
                     lambda: fresh.encode_batch_flat(lines, mode=mode, num_threads=2), args.repeat))
                 listed = mb / statistics.median(seconds(lambda: fresh.encode_batch(lines, mode=mode), args.repeat))
+                arrow = mb / statistics.median(seconds(lambda: fresh.encode_batch_arrow(lines, mode=mode), args.repeat))
                 slow = per_word_copy(tok)
                 per_word = mb / statistics.median(seconds(lambda: slow.encode_batch(lines, mode=mode),
                                                           max(1, args.repeat // 2)))
                 print(f"| {name} | {vocab} | {mode} | {cold:.1f} | {warm:.1f} | {two:.1f} ({two / warm:.2f}x) | "
-                      f"{listed:.1f} | {per_word:.1f} | {tik_whole:.1f} | {tik_lines:.1f} | {warm / tik_whole:.2f}x |")
+                      f"{listed:.1f} ({listed / warm:.2f}x) | {arrow:.1f} ({arrow / warm:.2f}x) | {per_word:.1f} | "
+                      f"{tik_whole:.1f} | {tik_lines:.1f} | {warm / tik_whole:.2f}x |")
         ours = [ids.tolist() for ids in cl100k.encode_batch(lines, mode="cover")]
         same = sum(a == b for a, b in zip(ours, tik.encode_ordinary_batch(lines, num_threads=1)))
         print(f"\n{name}: cl100k cover ids equal to tiktoken's on {same:,} of {len(lines):,} lines")

@@ -22,12 +22,14 @@ import numpy as np
 from .decoders import MetaspaceDecoder
 from .errors import GreedTokFileError, InvalidSpec
 from .formats import greedtok_json
+from .formats.arrow_rows import list_array
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
 from .pre_tokenizers import ByteLevel, PreTokenizer, check_pre_tokenizer, pre_tokenizer_from_dict
 from .special_tokens import special_token_regex
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import regex
 
 
@@ -129,6 +131,26 @@ class Tokenizer:
                                               num_threads=num_threads)
         bounds = offsets.tolist()
         return [ids[a:b] for a, b in zip(bounds, bounds[1:])]
+
+    def encode_batch_arrow(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
+                           allow_special: bool = True, num_threads: int = 1) -> "pa.ListArray":
+        """Token ids of each text as one ``pyarrow.ListArray`` (``list<int32>``, a row per text):
+        :meth:`encode_batch_flat`'s ids buffer is the list's values, not copied, and no Python
+        object is made per token or per text. The column type ``datasets`` writes for
+        ``input_ids``: return it from a ``Dataset.map(..., batched=True)`` function on Arrow
+        batches (``ds.with_format("arrow")``) to write ids without Python lists.
+
+        Example:
+            >>> tok.encode_batch_arrow(["The cynic", "is"]).to_pylist()    # doctest: +SKIP
+
+        Raises:
+            ValueError: unknown mode, or more than 2**31 - 1 ids in the batch (an Arrow list
+                column's limit: encode smaller batches). TypeError: a text is not str.
+            ImportError: pyarrow is not installed (it comes with ``datasets``).
+        """
+        ids, offsets = self.encode_batch_flat(texts, mode=mode, allow_special=allow_special,
+                                              num_threads=num_threads)
+        return list_array(ids, offsets)
 
     def encode_batch_flat(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
                           allow_special: bool = True, num_threads: int = 1,

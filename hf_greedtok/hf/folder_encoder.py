@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core import Tokenizer
 from ..errors import CorpusError
+from ..formats.arrow_rows import list_array
 from .folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
 from .pipeline import build_backend, native_added_tokens, template
 
@@ -208,13 +209,9 @@ class FolderEncoder:
         ``attention_mask`` (list<int8>, ones)."""
         import pyarrow as pa
         ids, offsets = self.encode_flat(texts)
-        if offsets[-1] >= 2 ** 31:
-            raise ValueError(f"a batch of {len(texts)} texts gave {offsets[-1]:,} ids, more than one Arrow list "
-                             "column holds: use a smaller batch size")
-        starts = pa.array(offsets.astype(np.int32))
-        columns = {"input_ids": pa.ListArray.from_arrays(starts, pa.array(ids, type=ID_TYPE))}
+        columns = {"input_ids": list_array(ids.astype(ID_TYPE, copy=False), offsets)}
         if self.attention_mask:
-            columns["attention_mask"] = pa.ListArray.from_arrays(starts, pa.array(np.ones(len(ids), np.int8)))
+            columns["attention_mask"] = list_array(np.ones(len(ids), np.int8), offsets)
         return pa.table(columns)
 
     def encode_documents(self, docs: Sequence, source: str, first: Optional[int] = None) -> "pa.Table":
