@@ -5,13 +5,15 @@ A new ``.pyx`` file needs no change here. Sources sit in ``src_ext/hf_greedtok/`
 Cython finds each module's ``.pxd`` by its package name (``from hf_greedtok._hashtrie cimport
 HashTrie``) through ``include_path``. ``pip install -e .`` builds the modules in place.
 
-The modules are C++17 and need nothing but the standard library and Python's headers; the
-flags depend on the compiler that setuptools picked (MSVC on Windows, gcc or clang elsewhere),
+The modules are C++17 and need nothing but the standard library, Python's headers and numpy's
+(``_rows`` makes numpy views through numpy's C API; built against numpy 2, the modules run with
+numpy 1.23 and later, numpy's default target); the flags depend on the compiler that setuptools picked (MSVC on Windows, gcc or clang elsewhere),
 which is only known once ``build_ext`` runs, hence :class:`BuildExt`.
 """
 import sys
 from pathlib import Path
 
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -47,7 +49,8 @@ class BuildExt(build_ext):
 # relative, sorted paths: setuptools refuses absolute source paths, and a stable order keeps builds reproducible
 extensions = [
     Extension(f"hf_greedtok.{pyx.stem}", [pyx.as_posix()], language="c++",
-              include_dirs=[SOURCES.as_posix()])   # generated headers beside the .pyx (_unicode_props.h)
+              # generated headers beside the .pyx (_unicode_props.h), and numpy's
+              include_dirs=[SOURCES.as_posix(), numpy.get_include()])
     for pyx in sorted(SOURCES.glob("*.pyx"))
 ]
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from ._rows import views as _row_views
 from .decoders import MetaspaceDecoder
 from .errors import GreedTokFileError, InvalidSpec
 from .formats import greedtok_json
@@ -129,8 +130,7 @@ class Tokenizer:
         """
         ids, offsets = self.encode_batch_flat(texts, mode=mode, allow_special=allow_special,
                                               num_threads=num_threads)
-        bounds = offsets.tolist()
-        return [ids[a:b] for a, b in zip(bounds, bounds[1:])]
+        return _row_views(ids, offsets)
 
     def encode_batch_arrow(self, texts: Sequence[str], *, mode: Optional[Mode] = None,
                            allow_special: bool = True, num_threads: int = 1) -> "pa.ListArray":

@@ -182,7 +182,7 @@ def test_encode_never_imports_the_experiments(greedtok_folder, tmp_path):
 # what a command's parser must not need: the compiled core (trainer, encoders, pre-tokenizer) and
 # the libraries under it, besides HEAVY; its run imports them
 NOT_FOR_HELP = ("numpy", "tokenizers", "ray", "pyarrow", "hf_greedtok._encoder", "hf_greedtok._trainer",
-                "hf_greedtok._pretokenize", "hf_greedtok._hashtrie", *HEAVY)
+                "hf_greedtok._pretokenize", "hf_greedtok._hashtrie", "hf_greedtok._rows", *HEAVY)
 
 
 def test_help_of_every_command_loads_neither_the_trainer_nor_the_encoders(tmp_path):
