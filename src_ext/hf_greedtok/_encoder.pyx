@@ -810,6 +810,8 @@ cdef class RankedEncoder:
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nb, ahead, nbytes
         cdef uint64_t keys[KEY_RING_MASK + 1]          # keys of the words being prefetched
+        cdef uint64_t h
+        cdef CacheSlot* slot
         cdef const uint8_t* text
         cdef size_t w
         if n == 0:
@@ -864,8 +866,18 @@ cdef class RankedEncoder:
             nb = end - start
             if nb == 1:
                 out.push_back(self.byte_ids[text[start]])
-            elif nb <= CACHE_MAX_UNITS:
-                self._encode_hashed(text + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
+                start = end
+                continue
+            h = keys[w & KEY_RING_MASK]
+            if nb <= 8:
+                # the common hit, inline: a short word with one id in the first slot it probes
+                slot = wk.slots[mode] + (_slot_hash(h, nb) & wk.masks[mode])
+                if slot.word == h and slot.key_len == nb and slot.val_len == 1:
+                    out.push_back(slot.val)
+                    start = end
+                    continue
+            if nb <= CACHE_MAX_UNITS:
+                self._encode_hashed(text + start, nb, h, NULL, nb, mode, wk, out)
             else:
                 self._encode_utf8(text + start, nb, mode, wk, out)
             start = end

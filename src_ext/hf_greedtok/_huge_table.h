@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_WIN32)
+#include <malloc.h>    /* _aligned_malloc, _aligned_free */
+#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
