@@ -45,8 +45,12 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(PyObject*) nogil
 
 cdef extern from "_ascii_runs.h" nogil:
-    int64_t hfg_ascii_letters_end(const uint8_t* t, int64_t i, int64_t n)
-    int64_t hfg_ascii_letters_end32(const uint32_t* t, int64_t i, int64_t n)
+    enum:
+        HFG_ASCII_LETTERS
+        HFG_ASCII_UPPER
+        HFG_ASCII_LOWER
+    int64_t hfg_ascii_run_end(const uint8_t* t, int64_t i, int64_t n, int cls)
+    int64_t hfg_ascii_run_end32(const uint32_t* t, int64_t i, int64_t n, int cls)
 
 cdef extern from "_unicode_props.h" nogil:
     uint16_t hfg_props(uint32_t cp)
@@ -102,16 +106,27 @@ cdef inline uint16_t _props(unit_t cp) noexcept nogil:
 # ---- runs: the end (exclusive) of the longest run from i of code points of one class ----
 
 cdef inline int64_t _run(const unit_t* t, int64_t i, int64_t n, uint16_t mask) noexcept nogil:
-    """End of the run from i of code points having any of the ``mask`` classes. A run of a
-    class holding the letters that starts with an ASCII code point takes its ASCII letters in
-    blocks (_ascii_runs.h): eight at a time in a 1-byte text, four in a text of code points."""
-    if mask & HFG_L and i < n and t[i] < 0x80:
-        # an English word: its ASCII letters in blocks; what follows them (a Latin-1 letter, a
-        # digit of a chunk) goes on one code point at a time below
-        if unit_t is uint8_t:
-            i = hfg_ascii_letters_end(t, i, n)
-        elif unit_t is uint32_t:
-            i = hfg_ascii_letters_end32(t, i, n)
+    """End of the run from i of code points having any of the ``mask`` classes. A run that
+    starts with an ASCII code point takes its ASCII part in blocks (_ascii_runs.h) when its
+    class holds the ASCII letters (``HFG_L``): eight at a time in a 1-byte text, four in a text
+    of code points; so does a run of o200k's upper or lower case class in a 1-byte text. What
+    follows the ASCII part goes one code point at a time."""
+    cdef int cls = -1
+    if i < n and t[i] < 0x80:
+        if mask & HFG_L:
+            cls = HFG_ASCII_LETTERS
+        elif mask == HFG_UPPER:
+            cls = HFG_ASCII_UPPER
+        elif mask == HFG_LOWER:
+            cls = HFG_ASCII_LOWER
+        if cls >= 0:
+            if unit_t is uint8_t:
+                i = hfg_ascii_run_end(t, i, n, cls)
+            elif unit_t is uint32_t:
+                # o200k's case classes stop after one or two code points too often here for a
+                # 16-byte block test to pay
+                if cls == HFG_ASCII_LETTERS:
+                    i = hfg_ascii_run_end32(t, i, n, cls)
     while i < n and _props(t[i]) & mask:
         i += 1
     return i

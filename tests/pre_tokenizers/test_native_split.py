@@ -125,11 +125,13 @@ RUN_ENDS = ["", "@", "[", "`", "{", "\x7f", "\x80", "\u00aa", "\u00c0", "\u00d7"
             "7", " ", "\n", "'s", "\u0101", "\u4e2d", "\U0001d400", "\U0001f600"]
 
 
+@pytest.mark.parametrize("letters", ["aZbYcXdWeVfUgThSiRjQ", "ABCDEFGHIJKLMNOPQRST", "abcdefghijklmnopqrst",
+                                     "HTTPSERVERhttpserver"], ids=["mixed", "upper", "lower", "upper-lower"])
 @pytest.mark.parametrize("name", NAMES)
-def test_ascii_letter_runs_end_where_regex_ends_them_at_every_block_offset(name):
-    """Runs of 0..19 ASCII letters (mixed case) starting at offsets 0..8, before every kind of
-    run end, in a 1-byte text and the same text widened to 4 bytes a code point."""
-    letters = "aZbYcXdWeVfUgThSiRjQ"
+def test_ascii_letter_runs_end_where_regex_ends_them_at_every_block_offset(name, letters):
+    """Runs of 0..19 ASCII letters (mixed case; upper case, lower case, both: o200k's classes)
+    starting at offsets 0..8, before every kind of run end, in a 1-byte text and the same text
+    widened to 4 bytes a code point."""
     for offset in range(9):
         for length in range(20):
             for end in RUN_ENDS:
