@@ -83,3 +83,24 @@ def test_files_without_cache_words_load_and_bad_ones_are_refused(trained, tmp_pa
     data["cache_words"] = "the"
     with pytest.raises(GreedTokFileError, match="cache_words must be a list of strings"):
         Tokenizer.from_json(json.dumps(data))
+
+
+def test_the_word_cache_stays_bounded_across_calls():
+    """Memory per thread does not grow with the words seen: the cache holds at most 2**18 words
+    per mode (then starts again), whatever the calls bring; the ids stay a fresh tokenizer's."""
+    from corpora import VOCAB
+    tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def word(i: int) -> str:      # distinct words of 5 letters, one GPT-4 word each
+        return "".join(letters[(i // 26 ** k) % 26] for k in range(5))
+    held = []
+    for call in range(4):
+        first = call * 100_000
+        texts = [" ".join(word(i) for i in range(j, j + 100)) for j in range(first, first + 100_000, 100)]
+        ids, offsets = tok.encode_batch_flat(texts)
+        held.append(tok.model.encoder.cached_words("cover"))
+        want, _ = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken").encode_batch_flat(texts[-50:])
+        assert ids[offsets[-51]:].tolist() == want.tolist()
+    assert max(held) <= 2 ** 18
+    assert held[2] < held[1]          # past 2**18 words the cache started again
