@@ -22,13 +22,13 @@ allocation anywhere in the native loops raises MemoryError in the caller.
 
 cimport cython
 from libc.string cimport memcpy, memset
+from libcpp.algorithm cimport sort as cpp_sort
+
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1
 
 cdef extern from "_huge_table.h" nogil:
     void* hfg_table_alloc(size_t nbytes)
     void hfg_table_free(void* p)
-from libcpp.algorithm cimport sort as cpp_sort
-
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1
 
 cdef extern from "_parallel.h" nogil:
     ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
@@ -154,8 +154,8 @@ cdef class _Worker:
     The cache is an open-addressing table of 16-byte slots (four to a cache line) keyed by the
     word's bytes (UTF-8 at byte level; the uint32 units' bytes otherwise). A key of at most 8
     bytes and a single id, most words, live in the slot itself, so a hit reads one cache line;
-    longer id lists and longer keys sit in an arena (vals). The table starts small, doubles at half load, and is cleared when
-    it holds CACHE_MAX_ENTRIES words.
+    longer id lists and longer keys sit in an arena (vals). The table starts small, doubles at
+    half load, and is cleared when it holds CACHE_MAX_ENTRIES words.
     """
     def __cinit__(self):
         cdef int m
