@@ -197,7 +197,8 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
             # An error, Ctrl-C or SIGTERM (turned into an exception by the CLI): stop the
             # workers now rather than letting them finish their chunks.
             workers = list(pool._processes.values())   # no public accessor before Python 3.14
-            result_queue = pool._result_queue            # (private too; shutdown drops it)
+            result_queue = pool._result_queue            # (private too; shutdown drops them)
+            manager = pool._executor_manager_thread
             pool.shutdown(wait=False, cancel_futures=True)
             for proc in workers:
                 proc.terminate()
@@ -209,6 +210,12 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Counter:
             # end turns that wait into end-of-file, which the pool handles as a broken pool.
             if result_queue is not None:
                 result_queue._writer.close()
+            # That thread then closes its wake-up pipe. Wait for it: at exit, concurrent.futures
+            # writes to every pool's wake-up pipe without the lock that close takes (CPython
+            # 3.11), and a close in between printed "OSError: [Errno 9] Bad file descriptor"
+            # with a traceback after our one-line message (seen once in the SIGTERM test).
+            if manager is not None:
+                manager.join(timeout=10)
             raise
     return total
 
