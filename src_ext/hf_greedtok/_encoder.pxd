@@ -76,6 +76,7 @@ cdef class _Worker:
     cdef int _grow(self, int m) except -1 nogil
     cdef void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
+    cdef int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil

@@ -241,6 +241,15 @@ cdef class _Worker:
                 return slot
             i = (i + 1) & mask
 
+    cdef inline int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil:
+        """The id of the key of 2..8 bytes whose :func:`_key_word` is h, when it has one id and
+        sits in the first slot :meth:`lookup` would probe (the common hit, taken without a
+        call); else -1."""
+        cdef CacheSlot* slot = self.slots[m] + (_slot_hash(h, n) & self.masks[m])
+        if slot.word == h and slot.key_len == n and slot.val_len == 1:
+            return slot.val
+        return -1
+
     cdef inline const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil:
         """The ids a slot of mode m holds (slot.val_len of them)."""
         if slot.val_len == 1 and slot.key_len <= 8:
@@ -810,8 +819,7 @@ cdef class RankedEncoder:
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nb, ahead, nbytes
         cdef uint64_t keys[KEY_RING_MASK + 1]          # keys of the words being prefetched
-        cdef uint64_t h
-        cdef CacheSlot* slot
+        cdef int32_t hit
         cdef const uint8_t* text
         cdef size_t w
         if n == 0:
@@ -864,20 +872,13 @@ cdef class RankedEncoder:
                 keys[(w + PREFETCH_WORDS) & KEY_RING_MASK] = \
                     self._word_key(text, ends, w + PREFETCH_WORDS, nbytes, mode, wk)
             nb = end - start
+            hit = wk.short_hit(mode, keys[w & KEY_RING_MASK], nb) if 2 <= nb <= 8 else -1
             if nb == 1:
                 out.push_back(self.byte_ids[text[start]])
-                start = end
-                continue
-            h = keys[w & KEY_RING_MASK]
-            if nb <= 8:
-                # the common hit, inline: a short word with one id in the first slot it probes
-                slot = wk.slots[mode] + (_slot_hash(h, nb) & wk.masks[mode])
-                if slot.word == h and slot.key_len == nb and slot.val_len == 1:
-                    out.push_back(slot.val)
-                    start = end
-                    continue
-            if nb <= CACHE_MAX_UNITS:
-                self._encode_hashed(text + start, nb, h, NULL, nb, mode, wk, out)
+            elif hit >= 0:
+                out.push_back(hit)
+            elif nb <= CACHE_MAX_UNITS:
+                self._encode_hashed(text + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
             else:
                 self._encode_utf8(text + start, nb, mode, wk, out)
             start = end

@@ -111,22 +111,18 @@ cdef inline int64_t _run(const unit_t* t, int64_t i, int64_t n, uint16_t mask) n
     class holds the ASCII letters (``HFG_L``): eight at a time in a 1-byte text, four in a text
     of code points; so does a run of o200k's upper or lower case class in a 1-byte text. What
     follows the ASCII part goes one code point at a time."""
-    cdef int cls = -1
     if i < n and t[i] < 0x80:
-        if mask & HFG_L:
-            cls = HFG_ASCII_LETTERS
-        elif mask == HFG_UPPER:
-            cls = HFG_ASCII_UPPER
-        elif mask == HFG_LOWER:
-            cls = HFG_ASCII_LOWER
-        if cls >= 0:
-            if unit_t is uint8_t:
-                i = hfg_ascii_run_end(t, i, n, cls)
-            elif unit_t is uint32_t:
-                # o200k's case classes stop after one or two code points too often here for a
-                # 16-byte block test to pay
-                if cls == HFG_ASCII_LETTERS:
-                    i = hfg_ascii_run_end32(t, i, n, cls)
+        if unit_t is uint8_t:
+            if mask & HFG_L:
+                i = hfg_ascii_run_end(t, i, n, HFG_ASCII_LETTERS)
+            elif mask == HFG_UPPER:
+                i = hfg_ascii_run_end(t, i, n, HFG_ASCII_UPPER)
+            elif mask == HFG_LOWER:
+                i = hfg_ascii_run_end(t, i, n, HFG_ASCII_LOWER)
+        elif mask & HFG_L:
+            # not o200k's case classes here: their runs stop after one or two code points too
+            # often for a 16-byte block test to pay
+            i = hfg_ascii_run_end32(t, i, n, HFG_ASCII_LETTERS)
     while i < n and _props(t[i]) & mask:
         i += 1
     return i
