@@ -121,6 +121,8 @@ cdef class RankedEncoder:
     cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil
     cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
                                _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil
+    cdef int _emit_word(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                        _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)

@@ -24,7 +24,7 @@ cimport cython
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1, word_end
 
 cdef extern from "_huge_table.h" nogil:
     void* hfg_table_alloc(size_t nbytes)
@@ -803,6 +803,26 @@ cdef class RankedEncoder:
         wk.prefetch(mode, h, nb)
         return h
 
+    cdef inline int _emit_word(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                               _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Byte level: the ids of the word t[start:end] of a text of n UTF-8 bytes (all readable)."""
+        cdef int64_t nb = end - start
+        cdef uint64_t h
+        cdef int32_t hit
+        if nb == 1:
+            out.push_back(self.byte_ids[t[start]])
+            return 0
+        if nb <= 8:
+            h = _key_word_in(t + start, nb, n - start)
+            hit = wk.short_hit(mode, h, nb)
+            if hit >= 0:
+                out.push_back(hit)
+                return 0
+            return self._encode_hashed(t + start, nb, h, NULL, nb, mode, wk, out)
+        if nb <= CACHE_MAX_UNITS:
+            return self._encode_hashed(t + start, nb, _key_word(t + start, nb), NULL, nb, mode, wk, out)
+        return self._encode_utf8(t + start, nb, mode, wk, out)
+
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil:
         """Split one str with the native pre-tokenizer and encode its words into out.
@@ -823,6 +843,15 @@ cdef class RankedEncoder:
         cdef const uint8_t* text
         cdef size_t w
         if n == 0:
+            return 0
+        cdef const uint8_t* t
+        if ascii and self.byte_level:
+            # its own data are its UTF-8 bytes: each word is looked up as soon as it is scanned
+            t = <const uint8_t*>data
+            while start < n:
+                end = word_end(pattern, t, start, n)
+                self._emit_word(t, start, end, n, mode, wk, out)
+                start = end
             return 0
         wk.ends.clear()
         cdef const uint32_t* cps = NULL

@@ -9,6 +9,9 @@ tests/pre_tokenizers/test_native_split.py checks the two against each other."""
 from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
+from hf_greedtok._scanners cimport (
+    HFG_L, HFG_M, HFG_N, unit_t, _gpt2_word, _gpt4_word, _o200k_word, _superwords_word, _whitespace_word)
+
 cpdef enum:
     PATTERN_NONE = -1        # not built in: split with the `regex` package
     PATTERN_GPT4 = 0         # cl100k_base (GPT-4)
@@ -23,3 +26,24 @@ cpdef enum:
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
 cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
+
+
+cdef inline int64_t word_end(int pattern, const unit_t* text, int64_t i, int64_t n) noexcept nogil:
+    """The end (exclusive) of the word that starts at i (0 <= i < n) of text[0:n] under
+    ``pattern``, a PATTERN_* id with a scanner (PATTERN_GPT4..PATTERN_LAST: the caller checks;
+    any other id ends the word at n). Offsets in code points."""
+    if pattern == PATTERN_GPT4:
+        return _gpt4_word(text, i, n, HFG_L)
+    if pattern == PATTERN_GPT4_MARKS:
+        return _gpt4_word(text, i, n, HFG_L | HFG_M)
+    if pattern == PATTERN_O200K:
+        return _o200k_word(text, i, n)
+    if pattern == PATTERN_GPT2:
+        return _gpt2_word(text, i, n)
+    if pattern == PATTERN_WHITESPACE:
+        return _whitespace_word(text, i, n)
+    if pattern == PATTERN_SUPERWORDS:
+        return _superwords_word(text, i, n, HFG_L, HFG_L | HFG_M)
+    if pattern == PATTERN_SUPERWORDS_DIGITS:
+        return _superwords_word(text, i, n, HFG_L | HFG_N, HFG_L | HFG_M | HFG_N)
+    return n

@@ -76,6 +76,8 @@ def render() -> str:
     for start in range(0, N_CODE_POINTS, size):
         stage1.append(blocks.setdefault(tuple(props[start:start + size]), len(blocks)))
     stage2 = [v for block in blocks for v in block]   # dicts keep insertion order: block k at k * size
+    # hfg_props_latin1 reads U+0000..U+00FF straight from stage 2: their blocks come first there
+    assert stage1[:256 // size] == list(range(256 // size)), "the Latin-1 blocks are not the first of stage 2"
     index_type = "uint8_t" if len(blocks) <= 256 else "uint16_t"
     defines = "\n".join(f"#define {name} 0x{bit:04x}u   /* {pattern} */" for name, bit, pattern in CLASSES)
     return f"""\
@@ -102,6 +104,12 @@ static inline uint16_t hfg_props(uint32_t cp) {{
     if (cp >= 0x{N_CODE_POINTS:x}u) return 0;
     return hfg_props_stage2[((uint32_t)hfg_props_stage1[cp >> HFG_PROPS_SHIFT] << HFG_PROPS_SHIFT)
                             | (cp & ((1u << HFG_PROPS_SHIFT) - 1u))];
+}}
+
+/* hfg_props(cp) for cp < 256 (a 1-byte str's code point) in one load: stage 2 begins with the
+ * blocks of U+0000..U+00FF, in order. */
+static inline uint16_t hfg_props_latin1(uint8_t cp) {{
+    return hfg_props_stage2[cp];
 }}
 
 #endif
