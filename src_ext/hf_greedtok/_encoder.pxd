@@ -74,7 +74,6 @@ cdef class _Worker:
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
-    cdef void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
     cdef int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil
@@ -112,8 +111,6 @@ cdef class RankedEncoder:
                            _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
-    cdef uint64_t _word_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
-                            int mode, _Worker wk) noexcept nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                      vector[int32_t]& out) except -1 nogil
     cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,
@@ -121,8 +118,12 @@ cdef class RankedEncoder:
     cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil
     cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
                                _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil
-    cdef int _emit_word(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
-                        _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int32_t _common_id(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                            _Worker wk) noexcept nogil
+    cdef int _encode_rare(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                          _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
+                           vector[int32_t]& out) except -1 nogil
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)

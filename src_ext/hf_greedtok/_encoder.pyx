@@ -120,25 +120,7 @@ cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noex
     return True
 
 
-cdef extern from *:
-    """
-    /* A prefetch is only a hint: gcc and clang have a builtin, MSVC an intrinsic on x86, and
-     * elsewhere (MSVC on ARM64) nothing is emitted. */
-    #if defined(__GNUC__) || defined(__clang__)
-    #define hfg_prefetch(address) __builtin_prefetch(address)
-    #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-    #include <xmmintrin.h>
-    #define hfg_prefetch(address) _mm_prefetch((const char*)(address), _MM_HINT_T0)
-    #else
-    #define hfg_prefetch(address) ((void)(address))
-    #endif
-    """
-    void _prefetch "hfg_prefetch"(const void* address) noexcept nogil
-
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
-cdef size_t PREFETCH_WORDS = 8          # how far ahead the batch path prefetches cache slots
-cdef enum:
-    KEY_RING_MASK = 15                  # the keys of those words wait in a ring of 16 (> 8)
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
 cdef int64_t MIN_CHARS_PER_THREAD = 1 << 15   # a slice below this many characters costs more to start than it saves
 THREAD_SLOTS = MAX_SLOTS
@@ -221,10 +203,6 @@ cdef class _Worker:
             vector[uint8_t]().swap(self.word_bytes)
         if self.slice_ids.capacity() > SLICE_IDS_KEEP:
             vector[int32_t]().swap(self.slice_ids)
-
-    cdef inline void prefetch(self, int m, uint64_t h, int64_t n) noexcept nogil:
-        """Start loading the first slot a lookup of (h, n) reads."""
-        _prefetch(self.slots[m] + (_slot_hash(h, n) & self.masks[m]))
 
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
         """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""
@@ -790,38 +768,46 @@ cdef class RankedEncoder:
             counts[w - lo] = <int64_t>out.size() - before
         return -1
 
-    cdef uint64_t _word_key(self, const uint8_t* text, const int64_t* ends, size_t w, int64_t n,
-                            int mode, _Worker wk) noexcept nogil:
-        """The cache key of word w of a text of n UTF-8 bytes, its words' ends in bytes (0 for a
-        word the cache does not hold), its slot prefetched."""
-        cdef int64_t start = ends[w - 1] if w > 0 else 0
-        cdef int64_t nb = ends[w] - start
-        cdef uint64_t h
-        if nb < 2 or nb > CACHE_MAX_UNITS:
-            return 0
-        h = _key_word_in(text + start, nb, n - start)
-        wk.prefetch(mode, h, nb)
-        return h
-
-    cdef inline int _emit_word(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
-                               _Worker wk, vector[int32_t]& out) except -1 nogil:
-        """Byte level: the ids of the word t[start:end] of a text of n UTF-8 bytes (all readable)."""
+    cdef inline int32_t _common_id(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                                   _Worker wk) noexcept nogil:
+        """Byte level: the id of the word t[start:end] of a text of n UTF-8 bytes when it is one
+        byte or the cache's common hit (2..8 bytes, one id, in the first slot probed); else -1,
+        and :meth:`_encode_rare` gives its ids. Taken inline in the text loops: most words."""
         cdef int64_t nb = end - start
-        cdef uint64_t h
-        cdef int32_t hit
         if nb == 1:
-            out.push_back(self.byte_ids[t[start]])
-            return 0
+            return self.byte_ids[t[start]]
         if nb <= 8:
-            h = _key_word_in(t + start, nb, n - start)
-            hit = wk.short_hit(mode, h, nb)
-            if hit >= 0:
-                out.push_back(hit)
-                return 0
-            return self._encode_hashed(t + start, nb, h, NULL, nb, mode, wk, out)
+            return wk.short_hit(mode, _key_word_in(t + start, nb, n - start), nb)
+        return -1
+
+    cdef int _encode_rare(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
+                          _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Byte level: the ids of a word t[start:end] (of a text of n UTF-8 bytes) that
+        :meth:`_common_id` did not find: through the cache (a miss encodes and inserts), or
+        around it past CACHE_MAX_UNITS bytes."""
+        cdef int64_t nb = end - start
+        if nb <= 8:
+            return self._encode_hashed(t + start, nb, _key_word_in(t + start, nb, n - start), NULL, nb,
+                                       mode, wk, out)
         if nb <= CACHE_MAX_UNITS:
             return self._encode_hashed(t + start, nb, _key_word(t + start, nb), NULL, nb, mode, wk, out)
         return self._encode_utf8(t + start, nb, mode, wk, out)
+
+    cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
+                           vector[int32_t]& out) except -1 nogil:
+        """Byte level: the ids of an ASCII text t[0:n] (its bytes are its code points), each word
+        looked up as soon as the scanner ``pattern`` ends it: no ends are written."""
+        cdef int64_t start = 0, end
+        cdef int32_t id_
+        while start < n:
+            end = word_end(pattern, t, start, n)
+            id_ = self._common_id(t, start, end, n, mode, wk)
+            if id_ >= 0:
+                out.push_back(id_)
+            else:
+                self._encode_rare(t, start, end, n, mode, wk, out)
+            start = end
+        return 0
 
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil:
@@ -837,22 +823,15 @@ cdef class RankedEncoder:
         cdef void* data = PyUnicode_DATA(obj)
         cdef uint32_t cp
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
-        cdef int64_t start = 0, end, nb, ahead, nbytes
-        cdef uint64_t keys[KEY_RING_MASK + 1]          # keys of the words being prefetched
-        cdef int32_t hit
+        cdef int64_t start = 0, end, nbytes
+        cdef int32_t id_
         cdef const uint8_t* text
         cdef size_t w
         if n == 0:
             return 0
-        cdef const uint8_t* t
         if ascii and self.byte_level:
             # its own data are its UTF-8 bytes: each word is looked up as soon as it is scanned
-            t = <const uint8_t*>data
-            while start < n:
-                end = word_end(pattern, t, start, n)
-                self._emit_word(t, start, end, n, mode, wk, out)
-                start = end
-            return 0
+            return self._encode_ascii(<const uint8_t*>data, n, pattern, mode, wk, out)
         wk.ends.clear()
         cdef const uint32_t* cps = NULL
         if kind == 1:
@@ -878,38 +857,21 @@ cdef class RankedEncoder:
                 self._encode(wk.units.data(), end - start, mode, wk, out)
                 start = end
             return 0
-        if ascii:
-            text = <const uint8_t*>data
-            nbytes = n
+        wk.word_bytes.resize(4 * n)
+        if kind == 1:
+            nbytes = _utf8_text(<const uint8_t*>data, n, ends, wk.word_bytes.data())
+        elif kind == 2:
+            nbytes = _utf8_text(<const uint16_t*>data, n, ends, wk.word_bytes.data())
         else:
-            wk.word_bytes.resize(4 * n)
-            if kind == 1:
-                nbytes = _utf8_text(<const uint8_t*>data, n, ends, wk.word_bytes.data())
-            elif kind == 2:
-                nbytes = _utf8_text(<const uint16_t*>data, n, ends, wk.word_bytes.data())
-            else:
-                nbytes = _utf8_text(<const uint32_t*>data, n, ends, wk.word_bytes.data())
-            text = wk.word_bytes.data()
-        # The cache's slots are random reads from a table larger than L2: ask for the slot of
-        # the word PREFETCH_WORDS ahead now, so it is in cache when needed; its key is kept for
-        # when that word's turn comes.
-        for ahead in range(min(<int64_t>PREFETCH_WORDS, <int64_t>nwords)):
-            keys[ahead] = self._word_key(text, ends, ahead, nbytes, mode, wk)
+            nbytes = _utf8_text(<const uint32_t*>data, n, ends, wk.word_bytes.data())
+        text = wk.word_bytes.data()
         for w in range(nwords):
             end = ends[w]
-            if w + PREFETCH_WORDS < nwords:
-                keys[(w + PREFETCH_WORDS) & KEY_RING_MASK] = \
-                    self._word_key(text, ends, w + PREFETCH_WORDS, nbytes, mode, wk)
-            nb = end - start
-            hit = wk.short_hit(mode, keys[w & KEY_RING_MASK], nb) if 2 <= nb <= 8 else -1
-            if nb == 1:
-                out.push_back(self.byte_ids[text[start]])
-            elif hit >= 0:
-                out.push_back(hit)
-            elif nb <= CACHE_MAX_UNITS:
-                self._encode_hashed(text + start, nb, keys[w & KEY_RING_MASK], NULL, nb, mode, wk, out)
+            id_ = self._common_id(text, start, end, nbytes, mode, wk)
+            if id_ >= 0:
+                out.push_back(id_)
             else:
-                self._encode_utf8(text + start, nb, mode, wk, out)
+                self._encode_rare(text, start, end, nbytes, mode, wk, out)
             start = end
         return 0
 

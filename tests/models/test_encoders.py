@@ -154,6 +154,30 @@ def test_arbitrary_unicode_including_lone_surrogates(cl100k, texts):
         assert_same_ids(cl100k, texts, mode=mode)
 
 
+# ASCII texts take their own loop (each word looked up as the scanner ends it, no ends written):
+# every ASCII code point, words of 1..8 bytes near the text's end (fewer than 8 bytes left to
+# read), of 9..128 bytes (long cache keys) and past 128 (around the cache)
+_ENGLISH_LIKE = st.text(st.sampled_from(list("aeiostAEZ  .,;'!\n\r\t07")), max_size=80)
+_LONG_RUNS = st.builds(lambda k, c, tail: c * k + tail, st.integers(1, 300), st.sampled_from(["a", "ab", " ", "1", ".", "\n"]),
+                       st.text(st.characters(max_codepoint=0x7F), max_size=10))
+_ASCII_TEXTS = st.lists(st.one_of(st.text(st.characters(max_codepoint=0x7F), max_size=60), _ENGLISH_LIKE, _LONG_RUNS),
+                        max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ASCII_TEXTS)
+def test_ascii_texts_give_the_ids_of_the_per_word_path(trained, texts):
+    assert all(t.isascii() for t in texts)
+    assert_same_ids(trained, texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ASCII_TEXTS)
+def test_ascii_texts_give_cl100k_the_ids_of_the_per_word_path(cl100k, texts):
+    for mode in ("cover", "optimal"):
+        assert_same_ids(cl100k, texts, mode=mode)
+
+
 def test_a_text_that_is_not_str_is_named():
     tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
     with pytest.raises(TypeError, match="text 1 is bytes, expected str"):
