@@ -24,7 +24,9 @@ cimport cython
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words, split_words_latin1, word_end
+from hf_greedtok._pretokenize cimport (
+    PATTERN_GPT4, PATTERN_LAST, hfg_ctz64, hfg_gpt4_ascii_starts, split_words, split_words_latin1,
+    use_blocks, word_end)
 
 cdef extern from "_huge_table.h" nogil:
     void* hfg_table_alloc(size_t nbytes)
@@ -199,6 +201,8 @@ cdef class _Worker:
             vector[uint32_t]().swap(self.cps)
         if self.ends.capacity() > SCRATCH_KEEP_UNITS:
             vector[int64_t]().swap(self.ends)
+        if self.block_starts.capacity() > SCRATCH_KEEP_UNITS:
+            vector[uint64_t]().swap(self.block_starts)
         if self.word_bytes.capacity() > SCRATCH_KEEP_UNITS:
             vector[uint8_t]().swap(self.word_bytes)
         if self.slice_ids.capacity() > SLICE_IDS_KEEP:
@@ -799,6 +803,8 @@ cdef class RankedEncoder:
         looked up as soon as the scanner ``pattern`` ends it: no ends are written."""
         cdef int64_t start = 0, end
         cdef int32_t id_
+        if use_blocks(pattern, n):
+            return self._encode_ascii_blocks(t, n, mode, wk, out)
         while start < n:
             end = word_end(pattern, t, start, n)
             id_ = self._common_id(t, start, end, n, mode, wk)
@@ -807,6 +813,31 @@ cdef class RankedEncoder:
             else:
                 self._encode_rare(t, start, end, n, mode, wk, out)
             start = end
+        return 0
+
+    cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
+                                  vector[int32_t]& out) except -1 nogil:
+        """:meth:`_encode_ascii` under GPT-4's split: the words come from the starts of 64-byte
+        blocks (_gpt4_blocks.h), a word's end being the next set bit."""
+        cdef int64_t blocks = (n + 63) >> 6, b, start = 0, end
+        cdef uint64_t bits
+        cdef int32_t id_
+        if wk.block_starts.size() < <size_t>(2 * blocks):     # only grows: no fill per text
+            wk.block_starts.resize(2 * blocks)
+        cdef uint64_t* starts = wk.block_starts.data()
+        hfg_gpt4_ascii_starts(t, n, starts, starts + blocks)
+        for b in range(blocks + 1):
+            # a word starts at 0: no end there; the text's end as the bit of one more block
+            bits = starts[b] & ~(<uint64_t>(b == 0)) if b < blocks else 1
+            while bits:
+                end = (b << 6) + hfg_ctz64(bits) if b < blocks else n
+                bits &= bits - 1
+                id_ = self._common_id(t, start, end, n, mode, wk)
+                if id_ >= 0:
+                    out.push_back(id_)
+                else:
+                    self._encode_rare(t, start, end, n, mode, wk, out)
+                start = end
         return 0
 
     cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,

@@ -6,7 +6,7 @@ The ids are ``cpdef``, so Python sees them too (``hf_greedtok._pretokenize.PATTE
 split registry (hf_greedtok/pre_tokenizers/patterns.py) records each split's id, and
 tests/pre_tokenizers/test_native_split.py checks the two against each other."""
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from hf_greedtok._scanners cimport (
@@ -26,6 +26,15 @@ cpdef enum:
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
 cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
+
+cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
+
+cdef extern from "_gpt4_blocks.h" nogil:
+    void hfg_gpt4_ascii_starts(const uint8_t* t, int64_t n, uint64_t* starts, uint64_t* fix)
+    int hfg_ctz64(uint64_t x)
+
+
+cdef bint use_blocks(int pattern, int64_t n) noexcept nogil
 
 
 cdef inline int64_t word_end(int pattern, const unit_t* text, int64_t i, int64_t n) noexcept nogil:

@@ -35,7 +35,7 @@ LATIN SMALL LETTER LONG S) and lone surrogates (no class at all) are exactly tho
 Every offset is in code points. Every pattern matches each code point, so the words tile the text.
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 from cpython.ref cimport PyObject
 
@@ -43,6 +43,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(PyObject*) nogil
     int PyUnicode_KIND(PyObject*) nogil
     void* PyUnicode_DATA(PyObject*) nogil
+    int PyUnicode_IS_ASCII(PyObject*) nogil
 
 
 cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
@@ -75,6 +76,48 @@ cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vec
     return _split(pattern, text, n, ends)
 
 
+# ASCII texts of at least this many bytes are split 64 bytes at a time under GPT-4's split;
+# shorter ones cost less to scan word by word than to classify (tests set 0 and a huge value to
+# run every text through each path).
+cdef int64_t _blocks_min_bytes = 32
+
+
+def _set_blocks_min_bytes(int64_t n):
+    """Test hook: ASCII texts of at least ``n`` bytes (under GPT-4's split) take the 64-byte block
+    split; returns the old bound."""
+    global _blocks_min_bytes
+    old = _blocks_min_bytes
+    _blocks_min_bytes = max(0, n)
+    return old
+
+
+cdef bint use_blocks(int pattern, int64_t n) noexcept nogil:
+    """Whether an ASCII text of n bytes under ``pattern`` is split 64 bytes at a time
+    (_gpt4_blocks.h): under GPT-4's split and GPT4_MARKS (which splits ASCII alike), when it is
+    long enough to pay for the classification."""
+    return (pattern == PATTERN_GPT4 or pattern == PATTERN_GPT4_MARKS) and n >= max(_blocks_min_bytes, 1)
+
+
+cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
+    """:func:`split_words` of an ASCII text given as its bytes: from the word starts of 64-byte
+    blocks (_gpt4_blocks.h) when :func:`use_blocks`, else by the scanner."""
+    if not use_blocks(pattern, n):
+        return _split(pattern, text, n, ends)
+    cdef int64_t blocks = (n + 63) >> 6, b, before = ends.size()
+    cdef vector[uint64_t] starts, fix
+    starts.resize(blocks)
+    fix.resize(blocks)
+    hfg_gpt4_ascii_starts(text, n, starts.data(), fix.data())
+    cdef uint64_t bits
+    for b in range(blocks):
+        bits = starts[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
+        while bits:
+            ends.push_back((b << 6) + hfg_ctz64(bits))
+            bits &= bits - 1
+    ends.push_back(n)
+    return <int64_t>ends.size() - before
+
+
 cdef int _scan_str(int pattern, str text, vector[int64_t]& ends) except -1:
     """Appends to ``ends`` the word ends of ``text`` under ``pattern``, read from the str's own
     data (1-byte kind as is, 4-byte as is, 2-byte widened), the scanner without the GIL.
@@ -89,10 +132,13 @@ cdef int _scan_str(int pattern, str text, vector[int64_t]& ends) except -1:
     cdef PyObject* obj = <PyObject*>text
     cdef int64_t n = PyUnicode_GET_LENGTH(obj), k
     cdef int kind = PyUnicode_KIND(obj)
+    cdef bint ascii = PyUnicode_IS_ASCII(obj)
     cdef void* data = PyUnicode_DATA(obj)
     cdef vector[uint32_t] wide
     with nogil:
-        if kind == 1:
+        if kind == 1 and ascii:
+            split_words_ascii(pattern, <const uint8_t*>data, n, ends)
+        elif kind == 1:
             split_words_latin1(pattern, <const uint8_t*>data, n, ends)
         elif kind == 4:
             split_words(pattern, <const uint32_t*>data, n, ends)

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from corpora import CORPORA, VOCAB
 from fuzz_paths import per_word_copy
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer, UnicodeNormalizer
+from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer, UnicodeNormalizer, _pretokenize
 from hf_greedtok.pre_tokenizers import PATTERNS
 
 TEXT_CORPORA = sorted(p.name for p in CORPORA.glob("*.txt"))
@@ -164,18 +164,33 @@ _ASCII_TEXTS = st.lists(st.one_of(st.text(st.characters(max_codepoint=0x7F), max
                         max_size=6)
 
 
-@settings(max_examples=150, deadline=None)
+@pytest.fixture(params=["blocks", "scanner"])
+def ascii_path(request):
+    """ASCII texts under GPT-4's split (of any length) through the 64-byte blocks, or the scanner."""
+    old = _pretokenize._set_blocks_min_bytes(0 if request.param == "blocks" else 1 << 62)
+    yield request.param
+    _pretokenize._set_blocks_min_bytes(old)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_ASCII_TEXTS)
-def test_ascii_texts_give_the_ids_of_the_per_word_path(trained, texts):
+def test_ascii_texts_give_the_ids_of_the_per_word_path(trained, texts, ascii_path):
     assert all(t.isascii() for t in texts)
     assert_same_ids(trained, texts)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_ASCII_TEXTS)
-def test_ascii_texts_give_cl100k_the_ids_of_the_per_word_path(cl100k, texts):
+def test_ascii_texts_give_cl100k_the_ids_of_the_per_word_path(cl100k, texts, ascii_path):
     for mode in ("cover", "optimal"):
         assert_same_ids(cl100k, texts, mode=mode)
+
+
+@pytest.mark.parametrize("corpus_name", TEXT_CORPORA)
+def test_ascii_lines_as_one_text_give_the_per_word_ids(cl100k, corpus_name, ascii_path):
+    """A corpus's ASCII lines joined: long texts whose words cross 64-byte blocks."""
+    text = "".join(line for line in lines_of(corpus_name) if line.isascii())
+    assert_same_ids(cl100k, [text, text[:1000], text[1:5000]])
 
 
 def test_a_text_that_is_not_str_is_named():

@@ -175,7 +175,24 @@ LATIN1_TEXT = st.lists(st.one_of(st.characters(max_codepoint=0xFF),
                                                    if max(map(ord, c)) < 256])),
                        max_size=60).map("".join)
 
-_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+# ASCII texts: GPT-4's split takes them 64 bytes at a time (_gpt4_blocks.h) from 32 bytes on,
+# the scanner below that; the tests run both ways (ascii_path). Runs of 63-65 cross a block's end.
+ASCII_PIECES = list(" \t\n\x0b\x0c\r'.,!-/aZsdmtlvreSDMTLVRE09\x00\x1c\x7f")
+ASCII_TEXT = st.text(st.characters(max_codepoint=0x7F), max_size=200)
+ASCII_TRICKY = st.lists(st.builds(lambda c, k: c * k, st.sampled_from(ASCII_PIECES),
+                                  st.sampled_from([1, 1, 1, 2, 3, 4, 5, 63, 64, 65])),
+                        max_size=40).map("".join)
+
+# the ascii_path fixture only sets a module flag, which holds for every example
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+
+
+@pytest.fixture(params=["blocks", "scanner"])
+def ascii_path(request):
+    """ASCII texts (of any length) through the 64-byte blocks, or through the word scanner."""
+    old = _pretokenize._set_blocks_min_bytes(0 if request.param == "blocks" else 1 << 62)
+    yield request.param
+    _pretokenize._set_blocks_min_bytes(old)
 
 
 @pytest.fixture(scope="module")
@@ -213,9 +230,17 @@ def test_latin1_text(name, text):
     assert_same_split(name, text)
 
 
+@pytest.mark.parametrize("name", NAMES)
+@DEFAULT
+@given(text=ASCII_TEXT | ASCII_TRICKY)
+def test_ascii_text(name, text, ascii_path):
+    assert text.isascii()
+    assert_same_split(name, text)
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("slow_selected")
-@pytest.mark.parametrize("texts", [ANY_TEXT, TRICKY_TEXT, LATIN1_TEXT], ids=["any", "tricky", "latin1"])
+@pytest.mark.parametrize("texts", [ANY_TEXT, TRICKY_TEXT, LATIN1_TEXT, ASCII_TRICKY], ids=["any", "tricky", "latin1", "ascii"])
 @pytest.mark.parametrize("name", NAMES)
 @SLOW
 @given(data=st.data())
@@ -266,18 +291,21 @@ def test_the_corpora_are_there():
 
 
 def _check_corpus(file: str, name: str, limit: int | None) -> None:
+    """As one text, line by line, and its ASCII lines as one text (ASCII's own paths)."""
     text = corpus_text(file, limit)
     assert_same_split(name, text)
     pattern, compiled = NATIVE[name][0], COMPILED[name]
-    for k, line in enumerate(text.splitlines(keepends=True)):
+    lines = text.splitlines(keepends=True)
+    for k, line in enumerate(lines):
         if split(pattern, line) != compiled.findall(line):
             assert_same_split(name, line)   # fails, naming the word
             raise AssertionError(f"{file} line {k + 1}")
+    assert_same_split(name, "".join(line for line in lines if line.isascii()))
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("file", CORPUS_FILES)
-def test_corpus(file, name):
+def test_corpus(file, name, ascii_path):
     """The first 2 MB of the corpus, as one text and line by line."""
     _check_corpus(file, name, DEFAULT_CORPUS_CHARS)
 
@@ -286,7 +314,7 @@ def test_corpus(file, name):
 @pytest.mark.usefixtures("slow_selected")
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("file", CORPUS_FILES)
-def test_whole_corpus(file, name):
+def test_whole_corpus(file, name, ascii_path):
     _check_corpus(file, name, None)
 
 
