@@ -68,7 +68,7 @@ cdef class _Worker:
     cdef vector[uint8_t] word_bytes     # a word's cache key: its UTF-8 bytes at byte level
     cdef vector[uint32_t] cps           # batch path: one text's code points
     cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
-    cdef vector[uint64_t] block_starts  # batch path, ASCII under GPT-4: word starts, then fix-up scratch, a bit a byte
+    cdef vector[uint64_t] block_starts  # batch path, ASCII under GPT-4: word starts (a bit a byte), the classes
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
 
     cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil

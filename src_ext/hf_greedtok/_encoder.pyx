@@ -25,7 +25,7 @@ from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._pretokenize cimport (
-    PATTERN_GPT4, PATTERN_LAST, hfg_ctz64, hfg_gpt4_ascii_starts, split_words, split_words_latin1,
+    PATTERN_GPT4, PATTERN_LAST, block_starts_ascii, hfg_ctz64, split_words, split_words_latin1,
     use_blocks, word_end)
 
 cdef extern from "_huge_table.h" nogil:
@@ -803,7 +803,7 @@ cdef class RankedEncoder:
         looked up as soon as the scanner ``pattern`` ends it: no ends are written."""
         cdef int64_t start = 0, end
         cdef int32_t id_
-        if use_blocks(pattern, n):
+        if use_blocks(pattern, n, True):
             return self._encode_ascii_blocks(t, n, mode, wk, out)
         while start < n:
             end = word_end(pattern, t, start, n)
@@ -822,10 +822,8 @@ cdef class RankedEncoder:
         cdef int64_t blocks = (n + 63) >> 6, b, start = 0, end
         cdef uint64_t bits
         cdef int32_t id_
-        if wk.block_starts.size() < <size_t>(2 * blocks):     # only grows: no fill per text
-            wk.block_starts.resize(2 * blocks)
-        cdef uint64_t* starts = wk.block_starts.data()
-        hfg_gpt4_ascii_starts(t, n, starts, starts + blocks)
+        block_starts_ascii(t, n, wk.block_starts)
+        cdef const uint64_t* starts = wk.block_starts.data()
         for b in range(blocks + 1):
             # a word starts at 0: no end there; the text's end as the bit of one more block
             bits = starts[b] & ~(<uint64_t>(b == 0)) if b < blocks else 1

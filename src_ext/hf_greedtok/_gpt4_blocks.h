@@ -1,38 +1,41 @@
-/* GPT-4's split of ASCII text, 64 bytes at a time: the word starts of a block as one bitmask.
+/* GPT-4's split, 64 code points at a time: the word starts of a block as one bitmask.
  *
- * hfg_gpt4_ascii_starts(t, n, starts) sets bit (i % 64) of starts[i / 64] for each i where a word
- * of regex.findall(GPT4_PATTERN, text) starts, for an ASCII text t[0:n] (every byte < 0x80);
- * starts has (n + 63) / 64 words. On ASCII, GPT4_MARKS_PATTERN splits alike (no ASCII code
- * point is a mark). The pattern:
+ * hfg_gpt4_block_rules(cls, blocks, starts, fix) sets bit (i % 64) of starts[i / 64] for the
+ * positions i where a word of regex.findall(GPT4_PATTERN, text) starts, except those the
+ * fix-ups add (below), from the classes of each block of 64 code points of the text, and in fix
+ * the positions the fix-ups look at. On ASCII text GPT4_MARKS_PATTERN splits alike (no ASCII
+ * code point is a mark). The pattern:
  *
  *     '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+
  *
- * Why: the scanner in _scanners.pxd decides each word with branches on its first characters,
- * and those branches mispredict word after word. Here each byte is classified sixteen at a
- * time (SSE2; byte by byte elsewhere) into masks of letters L, digits N, whitespace W
- * (\s on ASCII: \t \n \v \f \r and space), line ends NL (\r \n), spaces SP and apostrophes; the
- * rest is "other", P. The search of `regex` over such text reduces to rules on neighbours,
- * bit operations on whole blocks (p1: the class of the byte before, n1: of the byte after):
+ * Why: the word scanner (_scanners.pxd) decides each word with branches on its first code
+ * points, and those branches mispredict word after word. Here the classes are masks of a block:
+ * letters L (\p{L}), digits N (\p{N}), whitespace W (\s), line ends NL (\r \n), spaces SP and
+ * apostrophes AP; the rest is "other", P. hfg_ascii_classify makes them for ASCII bytes sixteen
+ * at a time (SSE2; a byte at a time elsewhere); _pretokenize.pyx reads other code points'
+ * classes from _unicode_props.h. The search of `regex` reduces to rules on neighbours, bit
+ * operations on whole blocks (p1: the class of the code point before, n1: of the one after):
  *
  * - ABS, the line ends a run of other characters takes ([\r\n]* after P+): the run of NL right
  *   after a P, found by one addition (its carry runs through the NL run); they start nothing.
  *   WR = W without them.
  * - whitespace: a run of WR starts a word; so does its last code point when a non-space
  *   follows and it is no line end (\s+(?!\S) gives it back; it then starts the next word, alone
- *   or as a prefix), and (fix-up below) the code point after the run's last line end, when the
- *   run goes on after it (\s*[\r\n] ends at the last line end).
+ *   or as a prefix); fix-up: the code point after the run's last line end, when the run goes on
+ *   after it (\s*[\r\n] ends at the last line end).
  * - letters: a run of L starts a word, or the code point before it does when it can be the
  *   prefix [^\r\n\p{L}\p{N}]: a W that is no line end (always a word's start: see above), or a
  *   P that is a run of one not after a space (a longer run, or one after a space, is taken
  *   whole by ` ?[^\s\p{L}\p{N}]++`, so the letters start anew).
  * - other characters: a run of P starts a word, or the space before it does.
- * - digits: a run of N starts a word, and (fix-up) every third digit after.
- * - apostrophes (fix-up): one that starts a word and is followed by s, d, m, t (any case) or
- *   ll, ve, re is a word of its own: the code point after it starts the next word.
+ * - digits: a run of N starts a word; fix-up: so does every third digit after.
+ * - apostrophes, fix-up: one that starts a word followed by (?i:[sdmt]|ll|ve|re) is a word of
+ *   its own: the code point after it starts the next word.
  *
- * The fix-ups run over the few positions they concern, byte by byte. Bits past n are zero.
- * tests/pre_tokenizers/test_native_split.py proves the result equal to `regex` on arbitrary
- * ASCII and on every corpus's lines.
+ * fix gets the runs of digits, the whitespace after line ends and the apostrophes that start a
+ * word: few positions, which _pretokenize.pyx then looks at one code point at a time. Bits past
+ * the text are zero. tests/pre_tokenizers/test_native_split.py proves the split equal to
+ * `regex` on arbitrary Unicode and ASCII, and on every corpus.
  */
 #pragma once
 
@@ -41,17 +44,18 @@
 
 #include "_ascii_runs.h"   /* HFG_HAVE_SSE2, hfg_ctz64 */
 
+/* A block's classes: bit k for its code point k; valid: the bits inside the text. */
 typedef struct {
     uint64_t L, N, W, NL, SP, AP, valid;
-} hfg_ascii_classes;
+} hfg_block_classes;
 
 static inline int hfg_is_ascii_space(uint8_t c) { return (c >= 9 && c <= 13) || c == ' '; }
 static inline int hfg_is_ascii_letter(uint8_t c) { return (uint8_t)((c | 0x20) - 'a') <= 'z' - 'a'; }
 static inline int hfg_is_ascii_digit(uint8_t c) { return (uint8_t)(c - '0') <= 9; }
 
 /* The classes of the m (1..64) bytes at b; nothing past b[m - 1] is read. */
-static inline hfg_ascii_classes hfg_ascii_classify(const uint8_t* b, int64_t m) {
-    hfg_ascii_classes c;
+static inline hfg_block_classes hfg_ascii_classify(const uint8_t* b, int64_t m) {
+    hfg_block_classes c;
     c.L = c.N = c.W = c.NL = c.SP = c.AP = 0;
     c.valid = m == 64 ? ~0ULL : ((1ULL << m) - 1);
 #ifdef HFG_HAVE_SSE2
@@ -94,37 +98,16 @@ static inline hfg_ascii_classes hfg_ascii_classify(const uint8_t* b, int64_t m) 
     return c;
 }
 
-static inline void hfg_set_bit(uint64_t* bits, int64_t i) { bits[i >> 6] |= 1ULL << (i & 63); }
-static inline int hfg_get_bit(const uint64_t* bits, int64_t i) { return (int)((bits[i >> 6] >> (i & 63)) & 1); }
-
-static inline int hfg_contraction2(uint8_t c) {
-    c |= 0x20;
-    return c == 's' || c == 'd' || c == 'm' || c == 't';
-}
-
-static inline int hfg_contraction3(uint8_t c, uint8_t d) {
-    c |= 0x20;
-    d |= 0x20;
-    return (c == 'l' && d == 'l') || ((c == 'v' || c == 'r') && d == 'e');
-}
-
-/* The word starts of the ASCII text t[0:n] (n >= 1) into starts[0 .. (n + 63) / 64); fix has as
- * many words (scratch: the positions the fix-ups look at). */
-static inline void hfg_gpt4_ascii_starts(const uint8_t* t, int64_t n, uint64_t* starts, uint64_t* fix) {
-    int64_t blocks = (n + 63) >> 6;
-    hfg_ascii_classes cur = hfg_ascii_classify(t, n < 64 ? n : 64);
-    hfg_ascii_classes next;
-    /* bit 0: the class of the block before's last byte */
+/* The rules above over blocks cls[0 .. blocks) of one text: starts and fix (as many words). */
+static inline void hfg_gpt4_block_rules(const hfg_block_classes* cls, int64_t blocks, uint64_t* starts,
+                                        uint64_t* fix) {
+    /* bit 0: the class of the block before's last code point */
     uint64_t prev_L = 0, prev_N = 0, prev_P = 0, prev_SP = 0, prev_WR = 0, prev_PFX = 0, prev_WRNL = 0;
     uint64_t carry = 0;     /* of the addition that finds ABS, into the next block */
+    const hfg_block_classes none = {0, 0, 0, 0, 0, 0, 0};
     for (int64_t b = 0; b < blocks; ++b) {
-        int64_t o = b << 6;
-        if (b + 1 < blocks) {
-            int64_t m = n - (o + 64);
-            next = hfg_ascii_classify(t + o + 64, m < 64 ? m : 64);
-        } else {
-            memset(&next, 0, sizeof next);
-        }
+        const hfg_block_classes cur = cls[b];
+        const hfg_block_classes next = b + 1 < blocks ? cls[b + 1] : none;
         uint64_t P = cur.valid & ~(cur.L | cur.N | cur.W);
         uint64_t next_P = next.valid & ~(next.L | next.N | next.W);
         uint64_t pP = (P << 1) | prev_P, pSP = (cur.SP << 1) | prev_SP;
@@ -155,42 +138,28 @@ static inline void hfg_gpt4_ascii_starts(const uint8_t* t, int64_t n, uint64_t* 
         uint64_t DS = cur.N & ~pN;
         S = (S | DS) & cur.valid;
         starts[b] = S;
-        /* for the fix-ups: digit runs, spaces right after a line end in a run, apostrophes
-         * that start a word */
         fix[b] = DS | (WR & ~cur.NL & ((WRNL << 1) | prev_WRNL)) | (cur.AP & S);
         prev_L = cur.L >> 63; prev_N = cur.N >> 63; prev_P = P >> 63; prev_SP = cur.SP >> 63;
         prev_WR = WR >> 63; prev_PFX = PFX >> 63; prev_WRNL = WRNL >> 63;
-        cur = next;
     }
-    starts[0] |= 1;
-    for (int64_t b = 0; b < blocks; ++b) {
-        uint64_t bits = fix[b];
-        while (bits) {
-            int64_t i = (b << 6) + hfg_ctz64(bits);
-            bits &= bits - 1;
-            uint8_t c = t[i];
-            if (hfg_is_ascii_digit(c)) {
-                /* \p{N}{1,3}: a word every three digits of the run */
-                int64_t e = i + 1;
-                while (e < n && hfg_is_ascii_digit(t[e]))
-                    ++e;
-                for (int64_t k = i + 3; k < e; k += 3)
-                    hfg_set_bit(starts, k);
-            } else if (c == '\'') {
-                /* '(?i:[sdmt]|ll|ve|re) at a word's start: the next word starts after it */
-                if (i + 2 < n && hfg_contraction2(t[i + 1]))
-                    hfg_set_bit(starts, i + 2);
-                else if (i + 3 < n && hfg_contraction3(t[i + 1], t[i + 2]))
-                    hfg_set_bit(starts, i + 3);
-            } else {
-                /* spaces after a run's line end: \s*[\r\n] ended at its last line end, so they
-                 * start a word unless another line end follows them in the run */
-                int64_t e = i + 1;
-                while (e < n && hfg_is_ascii_space(t[e]) && t[e] != '\n' && t[e] != '\r')
-                    ++e;
-                if (!(e < n && (t[e] == '\n' || t[e] == '\r')))
-                    hfg_set_bit(starts, i);
-            }
-        }
+    if (blocks > 0)
+        starts[0] |= 1;
+}
+
+/* Whether the m (<= 64) code points at t are ASCII; if so their bytes go to out. */
+static inline int hfg_pack_ascii(const uint32_t* t, int64_t m, uint8_t* out) {
+    uint32_t any = 0;
+    for (int64_t k = 0; k < m; ++k) {
+        any |= t[k];
+        out[k] = (uint8_t)t[k];
     }
+    return any < 0x80;
+}
+
+/* Whether the m bytes at t are ASCII. */
+static inline int hfg_all_ascii(const uint8_t* t, int64_t m) {
+    uint8_t any = 0;
+    for (int64_t k = 0; k < m; ++k)
+        any |= t[k];
+    return any < 0x80;
 }

@@ -10,7 +10,8 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from hf_greedtok._scanners cimport (
-    HFG_L, HFG_M, HFG_N, unit_t, _gpt2_word, _gpt4_word, _o200k_word, _superwords_word, _whitespace_word)
+    HFG_L, HFG_M, HFG_N, HFG_S, unit_t, _contraction2, _contraction3, _gpt2_word, _gpt4_word, _o200k_word, _props,
+    _superwords_word, _whitespace_word)
 
 cpdef enum:
     PATTERN_NONE = -1        # not built in: split with the `regex` package
@@ -28,13 +29,11 @@ cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[in
 cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
 
 cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
+cdef bint use_blocks(int pattern, int64_t n, bint ascii) noexcept nogil
+cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]& scratch) except -1 nogil
 
-cdef extern from "_gpt4_blocks.h" nogil:
-    void hfg_gpt4_ascii_starts(const uint8_t* t, int64_t n, uint64_t* starts, uint64_t* fix)
+cdef extern from "_ascii_runs.h" nogil:
     int hfg_ctz64(uint64_t x)
-
-
-cdef bint use_blocks(int pattern, int64_t n) noexcept nogil
 
 
 cdef inline int64_t word_end(int pattern, const unit_t* text, int64_t i, int64_t n) noexcept nogil:

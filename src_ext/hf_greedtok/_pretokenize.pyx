@@ -46,17 +46,158 @@ cdef extern from "Python.h":
     int PyUnicode_IS_ASCII(PyObject*) nogil
 
 
-cdef int64_t _split(int pattern, const unit_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
-    cdef int64_t i = 0
-    cdef int64_t count = 0
+cdef extern from "_gpt4_blocks.h" nogil:
+    ctypedef struct hfg_block_classes:
+        uint64_t L, N, W, NL, SP, AP, valid
+    hfg_block_classes hfg_ascii_classify(const uint8_t* b, int64_t m)
+    void hfg_gpt4_block_rules(const hfg_block_classes* cls, int64_t blocks, uint64_t* starts, uint64_t* fix)
+    int hfg_pack_ascii(const uint32_t* t, int64_t m, uint8_t* out)
+    int hfg_all_ascii(const uint8_t* t, int64_t m)
+
+cdef enum:
+    _CR = 0x0D
+    _LF = 0x0A
+    _SPACE = 0x20
+    _APOSTROPHE = 0x27
+    _CLASS_WORDS = sizeof(hfg_block_classes) // sizeof(uint64_t)
+
+
+# Texts of at least this many code points are split 64 at a time under GPT-4's split (and ASCII
+# ones under GPT4_MARKS); shorter ones cost less to scan word by word than to classify (tests
+# set 0 and a huge value to run every text through each path).
+cdef int64_t _blocks_min_units = 32
+
+
+def _set_blocks_min_units(int64_t n):
+    """Test hook: texts of at least ``n`` code points take the 64-code-point block split where
+    :func:`use_blocks` allows it; returns the old bound."""
+    global _blocks_min_units
+    old = _blocks_min_units
+    _blocks_min_units = max(0, n)
+    return old
+
+
+cdef bint use_blocks(int pattern, int64_t n, bint ascii) noexcept nogil:
+    """Whether a text of n code points (``ascii``: all below 0x80) under ``pattern`` is split 64
+    code points at a time (_gpt4_blocks.h): under GPT-4's split; under GPT4_MARKS, whose letter
+    runs take marks, when ASCII (no marks: it splits as GPT-4's); when long enough to pay for
+    the classification."""
+    return (pattern == PATTERN_GPT4 or (pattern == PATTERN_GPT4_MARKS and ascii)) \
+        and n >= max(_blocks_min_units, 1)
+
+
+cdef inline void _classify(const unit_t* t, int64_t m, hfg_block_classes* c) noexcept nogil:
+    """The classes of the block t[0:m] (1 <= m <= 64): ASCII sixteen code points at a time, else
+    one at a time from _unicode_props.h."""
+    cdef uint8_t packed[64]
+    cdef int64_t k
+    cdef uint16_t p
+    cdef uint64_t bit
+    if unit_t is uint8_t:
+        if hfg_all_ascii(t, m):
+            c[0] = hfg_ascii_classify(t, m)
+            return
+    else:
+        if hfg_pack_ascii(t, m, packed):
+            c[0] = hfg_ascii_classify(packed, m)
+            return
+    c.L = c.N = c.W = c.NL = c.SP = c.AP = 0
+    c.valid = 0xFFFFFFFFFFFFFFFFULL if m == 64 else ((<uint64_t>1 << m) - 1)
+    for k in range(m):
+        p = _props(t[k])
+        bit = <uint64_t>1 << k
+        if p & HFG_L:
+            c.L |= bit
+        if p & HFG_N:
+            c.N |= bit
+        if p & HFG_S:
+            c.W |= bit
+        if t[k] == _CR or t[k] == _LF:
+            c.NL |= bit
+        if t[k] == _SPACE:
+            c.SP |= bit
+        if t[k] == _APOSTROPHE:
+            c.AP |= bit
+
+
+cdef inline void _set_bit(uint64_t* bits, int64_t i) noexcept nogil:
+    bits[i >> 6] |= <uint64_t>1 << (i & 63)
+
+
+cdef int64_t _block_starts(const unit_t* t, int64_t n, vector[uint64_t]& scratch) except -1 nogil:
+    """The word starts of GPT-4's split of t[0:n] (n >= 1), bit i % 64 of scratch[i // 64], one
+    word of 64 bits per block of 64 code points; returns the number of blocks. scratch also holds
+    the blocks' classes (_gpt4_blocks.h makes the starts from them), then the fix-ups: digit
+    runs, contractions, whitespace after a run's line end, one code point at a time."""
+    cdef int64_t blocks = (n + 63) >> 6, b, i, e, k
+    if scratch.size() < <size_t>((2 + _CLASS_WORDS) * blocks):     # only grows: no fill per text
+        scratch.resize((2 + _CLASS_WORDS) * blocks)
+    cdef uint64_t* starts = scratch.data()
+    cdef uint64_t* fix = starts + blocks
+    cdef hfg_block_classes* cls = <hfg_block_classes*>(starts + 2 * blocks)
+    for b in range(blocks):
+        _classify(t + (b << 6), min(<int64_t>64, n - (b << 6)), &cls[b])
+    hfg_gpt4_block_rules(cls, blocks, starts, fix)
+    cdef uint64_t bits
+    cdef unit_t c
+    for b in range(blocks):
+        bits = fix[b]
+        while bits:
+            i = (b << 6) + hfg_ctz64(bits)
+            bits &= bits - 1
+            c = t[i]
+            if _props(c) & HFG_N:
+                # \p{N}{1,3}: a word every three digits of the run
+                e = i + 1
+                while e < n and _props(t[e]) & HFG_N:
+                    e += 1
+                k = i + 3
+                while k < e:
+                    _set_bit(starts, k)
+                    k += 3
+            elif c == _APOSTROPHE:
+                # '(?i:[sdmt]|ll|ve|re) at a word's start: the next word starts after it
+                if i + 2 < n and _contraction2(_props(t[i + 1])):
+                    _set_bit(starts, i + 2)
+                elif i + 3 < n and _contraction3(_props(t[i + 1]), _props(t[i + 2])):
+                    _set_bit(starts, i + 3)
+            else:
+                # whitespace right after a line end: \s*[\r\n] ended at the run's last line
+                # end, so it starts a word unless another line end follows in the run
+                e = i + 1
+                while e < n and _props(t[e]) & HFG_S and t[e] != _CR and t[e] != _LF:
+                    e += 1
+                if not (e < n and (t[e] == _CR or t[e] == _LF)):
+                    _set_bit(starts, i)
+    return blocks
+
+
+cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]& scratch) except -1 nogil:
+    """:func:`_block_starts` of an ASCII text given as its bytes (the encoder's)."""
+    return _block_starts(text, n, scratch)
+
+
+cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vector[int64_t]& ends) except -1 nogil:
+    cdef int64_t i = 0, b, blocks
+    cdef int64_t before = ends.size()
+    cdef vector[uint64_t] scratch
+    cdef uint64_t bits
     if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
         with gil:
             raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
-    while i < n:
-        i = word_end(pattern, text, i, n)
-        ends.push_back(i)
-        count += 1
-    return count
+    if use_blocks(pattern, n, ascii):
+        blocks = _block_starts(text, n, scratch)
+        for b in range(blocks):
+            bits = scratch[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
+            while bits:
+                ends.push_back((b << 6) + hfg_ctz64(bits))
+                bits &= bits - 1
+        ends.push_back(n)
+    else:
+        while i < n:
+            i = word_end(pattern, text, i, n)
+            ends.push_back(i)
+    return <int64_t>ends.size() - before
 
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
@@ -67,55 +208,18 @@ cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[in
         ValueError: ``pattern`` is not a PATTERN_* id with a native scanner (takes the GIL).
         MemoryError: ``ends`` could not grow (std::bad_alloc).
     """
-    return _split(pattern, text, n, ends)
+    return _split(pattern, text, n, False, ends)
 
 
 cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
     """:func:`split_words` of a text whose code points are all below 256, given as one byte
     each (a str's own data when its kind is 1: nothing to widen)."""
-    return _split(pattern, text, n, ends)
-
-
-# ASCII texts of at least this many bytes are split 64 bytes at a time under GPT-4's split;
-# shorter ones cost less to scan word by word than to classify (tests set 0 and a huge value to
-# run every text through each path).
-cdef int64_t _blocks_min_bytes = 32
-
-
-def _set_blocks_min_bytes(int64_t n):
-    """Test hook: ASCII texts of at least ``n`` bytes (under GPT-4's split) take the 64-byte block
-    split; returns the old bound."""
-    global _blocks_min_bytes
-    old = _blocks_min_bytes
-    _blocks_min_bytes = max(0, n)
-    return old
-
-
-cdef bint use_blocks(int pattern, int64_t n) noexcept nogil:
-    """Whether an ASCII text of n bytes under ``pattern`` is split 64 bytes at a time
-    (_gpt4_blocks.h): under GPT-4's split and GPT4_MARKS (which splits ASCII alike), when it is
-    long enough to pay for the classification."""
-    return (pattern == PATTERN_GPT4 or pattern == PATTERN_GPT4_MARKS) and n >= max(_blocks_min_bytes, 1)
+    return _split(pattern, text, n, False, ends)
 
 
 cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
-    """:func:`split_words` of an ASCII text given as its bytes: from the word starts of 64-byte
-    blocks (_gpt4_blocks.h) when :func:`use_blocks`, else by the scanner."""
-    if not use_blocks(pattern, n):
-        return _split(pattern, text, n, ends)
-    cdef int64_t blocks = (n + 63) >> 6, b, before = ends.size()
-    cdef vector[uint64_t] starts, fix
-    starts.resize(blocks)
-    fix.resize(blocks)
-    hfg_gpt4_ascii_starts(text, n, starts.data(), fix.data())
-    cdef uint64_t bits
-    for b in range(blocks):
-        bits = starts[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
-        while bits:
-            ends.push_back((b << 6) + hfg_ctz64(bits))
-            bits &= bits - 1
-    ends.push_back(n)
-    return <int64_t>ends.size() - before
+    """:func:`split_words_latin1` of a text known to be ASCII (a str's flag)."""
+    return _split(pattern, text, n, True, ends)
 
 
 cdef int _scan_str(int pattern, str text, vector[int64_t]& ends) except -1:

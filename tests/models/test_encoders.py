@@ -146,10 +146,10 @@ def test_special_tokens_and_a_normalizer(trained):
     assert trained.model.special_token_ids["<pad>"] not in nfkc.encode(wide)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=60),
-                max_size=6))
-def test_arbitrary_unicode_including_lone_surrogates(cl100k, texts):
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=60),
+                      max_size=6))
+def test_arbitrary_unicode_including_lone_surrogates(cl100k, texts, split_path):
     for mode in ("cover", "optimal"):
         assert_same_ids(cl100k, texts, mode=mode)
 
@@ -165,32 +165,34 @@ _ASCII_TEXTS = st.lists(st.one_of(st.text(st.characters(max_codepoint=0x7F), max
 
 
 @pytest.fixture(params=["blocks", "scanner"])
-def ascii_path(request):
-    """ASCII texts under GPT-4's split (of any length) through the 64-byte blocks, or the scanner."""
-    old = _pretokenize._set_blocks_min_bytes(0 if request.param == "blocks" else 1 << 62)
+def split_path(request):
+    """Texts (of any length) through the blocks of 64 code points where the split allows them
+    (GPT-4's; GPT4_MARKS on ASCII), or through the word scanner."""
+    old = _pretokenize._set_blocks_min_units(0 if request.param == "blocks" else 1 << 62)
     yield request.param
-    _pretokenize._set_blocks_min_bytes(old)
+    _pretokenize._set_blocks_min_units(old)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(_ASCII_TEXTS)
-def test_ascii_texts_give_the_ids_of_the_per_word_path(trained, texts, ascii_path):
+@given(texts=_ASCII_TEXTS)
+def test_ascii_texts_give_the_ids_of_the_per_word_path(trained, texts, split_path):
     assert all(t.isascii() for t in texts)
     assert_same_ids(trained, texts)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(_ASCII_TEXTS)
-def test_ascii_texts_give_cl100k_the_ids_of_the_per_word_path(cl100k, texts, ascii_path):
+@given(texts=_ASCII_TEXTS)
+def test_ascii_texts_give_cl100k_the_ids_of_the_per_word_path(cl100k, texts, split_path):
     for mode in ("cover", "optimal"):
         assert_same_ids(cl100k, texts, mode=mode)
 
 
 @pytest.mark.parametrize("corpus_name", TEXT_CORPORA)
-def test_ascii_lines_as_one_text_give_the_per_word_ids(cl100k, corpus_name, ascii_path):
-    """A corpus's ASCII lines joined: long texts whose words cross 64-byte blocks."""
-    text = "".join(line for line in lines_of(corpus_name) if line.isascii())
-    assert_same_ids(cl100k, [text, text[:1000], text[1:5000]])
+def test_lines_as_one_text_give_the_per_word_ids(cl100k, corpus_name, split_path):
+    """A corpus's lines joined, and its ASCII lines joined: long texts whose words cross blocks."""
+    lines = lines_of(corpus_name)
+    text, ascii_text = "".join(lines), "".join(line for line in lines if line.isascii())
+    assert_same_ids(cl100k, [text, ascii_text, ascii_text[:1000], ascii_text[1:5000]])
 
 
 def test_a_text_that_is_not_str_is_named():

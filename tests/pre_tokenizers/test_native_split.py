@@ -175,24 +175,26 @@ LATIN1_TEXT = st.lists(st.one_of(st.characters(max_codepoint=0xFF),
                                                    if max(map(ord, c)) < 256])),
                        max_size=60).map("".join)
 
-# ASCII texts: GPT-4's split takes them 64 bytes at a time (_gpt4_blocks.h) from 32 bytes on,
-# the scanner below that; the tests run both ways (ascii_path). Runs of 63-65 cross a block's end.
+# GPT-4's split takes texts 64 code points at a time (_gpt4_blocks.h) from 32 code points on (and
+# GPT4_MARKS ASCII texts), the scanner below that; the tests run both ways (split_path). Runs of
+# 63-65 cross a block's end.
 ASCII_PIECES = list(" \t\n\x0b\x0c\r'.,!-/aZsdmtlvreSDMTLVRE09\x00\x1c\x7f")
 ASCII_TEXT = st.text(st.characters(max_codepoint=0x7F), max_size=200)
 ASCII_TRICKY = st.lists(st.builds(lambda c, k: c * k, st.sampled_from(ASCII_PIECES),
                                   st.sampled_from([1, 1, 1, 2, 3, 4, 5, 63, 64, 65])),
                         max_size=40).map("".join)
 
-# the ascii_path fixture only sets a module flag, which holds for every example
+# the split_path fixture only sets a module flag, which holds for every example
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
 
 
 @pytest.fixture(params=["blocks", "scanner"])
-def ascii_path(request):
-    """ASCII texts (of any length) through the 64-byte blocks, or through the word scanner."""
-    old = _pretokenize._set_blocks_min_bytes(0 if request.param == "blocks" else 1 << 62)
+def split_path(request):
+    """Texts (of any length) through the blocks of 64 code points where the split allows them, or
+    through the word scanner."""
+    old = _pretokenize._set_blocks_min_units(0 if request.param == "blocks" else 1 << 62)
     yield request.param
-    _pretokenize._set_blocks_min_bytes(old)
+    _pretokenize._set_blocks_min_units(old)
 
 
 @pytest.fixture(scope="module")
@@ -211,21 +213,21 @@ SLOW = settings(max_examples=50_000, derandomize=False, database=None, deadline=
 @pytest.mark.parametrize("name", NAMES)
 @DEFAULT
 @given(text=ANY_TEXT)
-def test_any_text(name, text):
+def test_any_text(name, text, split_path):
     assert_same_split(name, text)
 
 
 @pytest.mark.parametrize("name", NAMES)
 @DEFAULT
 @given(text=TRICKY_TEXT)
-def test_tricky_text(name, text):
+def test_tricky_text(name, text, split_path):
     assert_same_split(name, text)
 
 
 @pytest.mark.parametrize("name", NAMES)
 @DEFAULT
 @given(text=LATIN1_TEXT)
-def test_latin1_text(name, text):
+def test_latin1_text(name, text, split_path):
     assert max(map(ord, text), default=0) < 256
     assert_same_split(name, text)
 
@@ -233,7 +235,7 @@ def test_latin1_text(name, text):
 @pytest.mark.parametrize("name", NAMES)
 @DEFAULT
 @given(text=ASCII_TEXT | ASCII_TRICKY)
-def test_ascii_text(name, text, ascii_path):
+def test_ascii_text(name, text, split_path):
     assert text.isascii()
     assert_same_split(name, text)
 
@@ -244,7 +246,7 @@ def test_ascii_text(name, text, ascii_path):
 @pytest.mark.parametrize("name", NAMES)
 @SLOW
 @given(data=st.data())
-def test_text_slow(name, texts, data):
+def test_text_slow(name, texts, data, split_path):
     assert_same_split(name, data.draw(texts))
 
 
@@ -305,7 +307,7 @@ def _check_corpus(file: str, name: str, limit: int | None) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("file", CORPUS_FILES)
-def test_corpus(file, name, ascii_path):
+def test_corpus(file, name, split_path):
     """The first 2 MB of the corpus, as one text and line by line."""
     _check_corpus(file, name, DEFAULT_CORPUS_CHARS)
 
@@ -314,7 +316,7 @@ def test_corpus(file, name, ascii_path):
 @pytest.mark.usefixtures("slow_selected")
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("file", CORPUS_FILES)
-def test_whole_corpus(file, name, ascii_path):
+def test_whole_corpus(file, name, split_path):
     _check_corpus(file, name, None)
 
 
