@@ -45,12 +45,20 @@ def seconds(fn, repeat: int) -> list[float]:
     return out
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--k", type=int, default=32000)
     p.add_argument("--pattern", default="gpt4", help="the GreedTok vocabulary's split (cl100k keeps its own)")
-    args = p.parse_args()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(p)
+    native_table(p.parse_args())
+
+
+def native_table(args: argparse.Namespace) -> None:
+    """The table and lines described above, printed (``args``: see :func:`add_arguments`)."""
     sys.path.insert(0, str(REPO / "tests"))
     import regex
     import tiktoken

@@ -189,6 +189,8 @@ def bench(name: str, args) -> None:
         print("| call | " + " | ".join(contenders) + " |")
         print("|---|" + "---|" * len(contenders))
         for call, (shape, kwargs) in CALLS.items():
+            if args.calls and call not in args.calls:
+                continue
             inputs = [shaped(batch, shape) for batch in batches]
             text_mb = megabytes * (2 if shape == "pairs" else 1)     # a pair encodes every line twice
             speeds = {label: throughput(tok, inputs, text_mb, args.repeat, kwargs)
@@ -197,6 +199,8 @@ def bench(name: str, args) -> None:
             print(f"| `{call}` | " + " | ".join(f"{v:.2f} ({v / anchor:.2f}x)" for v in speeds.values()) + " |")
         sys.stdout.flush()
 
+    if args.skip_map:
+        return
     set_threads(False)      # as datasets does in its worker processes
     map_lines = corpus_lines(name, args.map_mb)
     map_mb = sum(len(line.encode("utf-8")) for line in map_lines) / 1e6
@@ -242,8 +246,7 @@ def bench(name: str, args) -> None:
     sys.stdout.flush()
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpora", nargs="+", default=["en_python_docs.txt", "en_brown.txt"],
                    help="corpus files of ../shared/corpora, or 'mix': every running-text corpus (43 MB)")
     p.add_argument("--vocab-size", type=int, default=8192)
@@ -254,6 +257,13 @@ def main() -> None:
     p.add_argument("--map-repeat", type=int, default=3, help="Dataset.map runs per setting (fastest kept)")
     p.add_argument("--map-mb", type=float, default=100.0, help="MB of the corpus for Dataset.map (default: all)")
     p.add_argument("--map-only", action="store_true", help="only the Dataset.map table")
+    p.add_argument("--skip-map", action="store_true", help="leave out the Dataset.map table")
+    p.add_argument("--calls", nargs="*", choices=list(CALLS), help="only these calls (default: all)")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(p)
     args = p.parse_args()
     print(f"machine: {machine()}; load average before: {os.getloadavg()}")
     for name in args.corpora:

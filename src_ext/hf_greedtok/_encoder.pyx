@@ -90,11 +90,13 @@ cdef inline uint64_t _key_word(const uint8_t* b, int64_t n) noexcept nogil:
         return _load8(b, n)
     cdef uint64_t h = <uint64_t>n * <uint64_t>0x9E3779B97F4A7C15ULL
     cdef int64_t i = 0
-    while i < n:
-        h = (h ^ _load8(b + i, n - i)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    while True:
+        # whole 8-byte loads only: the last one ends at n (it may overlap the one before)
+        h = (h ^ _load8(b + min(i, n - 8), 8)) * <uint64_t>0xBF58476D1CE4E5B9ULL
         h ^= h >> 31
         i += 8
-    return h
+        if i >= n:
+            return h
 
 
 cdef inline uint64_t _key_word_in(const uint8_t* b, int64_t n, int64_t readable) noexcept nogil:
@@ -114,12 +116,14 @@ cdef inline uint64_t _slot_hash(uint64_t word, int64_t n) noexcept nogil:
 
 
 cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
+    """a[0:n] == b[0:n], for n >= 8: whole 8-byte loads, the last one ending at n."""
     cdef int64_t i = 0
-    while i < n:
-        if _load8(a + i, n - i) != _load8(b + i, n - i):
+    while True:
+        if _load8(a + min(i, n - 8), 8) != _load8(b + min(i, n - 8), 8):
             return False
         i += 8
-    return True
+        if i >= n:
+            return True
 
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
@@ -224,12 +228,16 @@ cdef class _Worker:
             i = (i + 1) & mask
 
     cdef inline int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil:
-        """The id of the key of 2..8 bytes whose :func:`_key_word` is h, when it has one id and
-        sits in the first slot :meth:`lookup` would probe (the common hit, taken without a
-        call); else -1."""
-        cdef CacheSlot* slot = self.slots[m] + (_slot_hash(h, n) & self.masks[m])
-        if slot.word == h and slot.key_len == n and slot.val_len == 1:
-            return slot.val
+        """The id of the key of 2..8 bytes whose :func:`_key_word` is h (the key itself), when the
+        cache holds it with one id (the common hit, taken without a call: the probe needs no
+        byte comparison); else -1."""
+        cdef uint64_t mask = self.masks[m]
+        cdef uint64_t i = _slot_hash(h, n) & mask
+        cdef CacheSlot* slots = self.slots[m]
+        while slots[i].key_len:
+            if slots[i].word == h and slots[i].key_len == n:
+                return slots[i].val if slots[i].val_len == 1 else -1
+            i = (i + 1) & mask
         return -1
 
     cdef inline const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil:

@@ -32,6 +32,12 @@ overlapping letter classes fall back to shorter matches). Character classes come
 ``\\p{L}``, ``\\s``, the case-insensitive contraction letters (``(?i:s)`` also matches U+017F
 LATIN SMALL LETTER LONG S) and lone surrogates (no class at all) are exactly those of ``regex``.
 
+The scanners live in _scanners.pxd (inline, so the encoder's text loop compiles them in too).
+GPT-4's split of a text of 32+ code points (and GPT4_MARKS's of an ASCII one) goes another way:
+blocks of 64 code points classified into bitmasks, the word starts found by bit operations
+(_gpt4_blocks.h), the rare cases it leaves (digit runs, contractions, whitespace after a line
+end) fixed up here one code point at a time. Both paths are tested against ``regex``.
+
 Every offset is in code points. Every pattern matches each code point, so the words tile the text.
 """
 

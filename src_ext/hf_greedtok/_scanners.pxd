@@ -2,8 +2,9 @@
 """The scanners of the native pre-tokenizer: the end of one word from a position, under each split
 we ship, over a text's code points (``unit_t``: a 1-byte str's own data, or code points widened
 to uint32). Inline, so the two loops that drive them compile them in: ``_pretokenize._split``
-(the word ends of a text) and the encoder's text loop (each word looked up as soon as it ends,
-no ends written). _pretokenize.pyx documents how they replay ``regex``'s search;
+(the word ends of a text) and the encoder's ASCII text loop (each word looked up as soon as it
+ends, no ends written), for the splits and texts that do not go 64 code points at a time
+(_gpt4_blocks.h). _pretokenize.pyx documents how they replay ``regex``'s search;
 tests/pre_tokenizers/test_native_split.py proves them equal to ``regex.findall``.
 
 Every offset is in code points; every scanner takes at least one code point, so the words tile
