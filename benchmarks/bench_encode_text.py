@@ -12,7 +12,8 @@ encoding the corpus's lines in MB/s of UTF-8 text, median of --repeat runs:
   pyarrow ``list<int32>`` column);
 * the per-word path: the same tokenizer splitting each line in Python and encoding its words in
   a second native call (what encode_batch did before the fused path);
-* the pre-tokenizer alone: the native GPT-4 scanner counting the words of the whole text
+* the whole text as one str (cl100k cover, warm), against tiktoken on the same str;
+* the pre-tokenizer alone: the native GPT-4 split counting the words of the whole text
   (``_pretokenize.count_words``: no Python object per word), and ``regex.findall``;
 * the anchor: tiktoken ``encode_ordinary`` (same cl100k ranks and pattern) on the whole text, and
   line by line in a Python loop.
@@ -111,6 +112,9 @@ def native_table(args: argparse.Namespace) -> None:
         ours = [ids.tolist() for ids in cl100k.encode_batch(lines, mode="cover")]
         same = sum(a == b for a, b in zip(ours, tik.encode_ordinary_batch(lines, num_threads=1)))
         print(f"\n{name}: cl100k cover ids equal to tiktoken's on {same:,} of {len(lines):,} lines")
+        whole = mb / statistics.median(seconds(lambda: cl100k.encode_batch_flat([text]), args.repeat))
+        print(f"{name}: the whole text as one str, cl100k cover, warm, one thread: {whole:.0f} MB/s "
+              f"({whole / tik_whole:.1f}x tiktoken on the same str)")
         # the pre-tokenizer alone, on the whole text (issue 32's 500 MB/s per thread)
         from hf_greedtok import _pretokenize
         words = _pretokenize.count_words(_pretokenize.PATTERN_GPT4, text)
