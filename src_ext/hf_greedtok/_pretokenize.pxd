@@ -10,8 +10,8 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from hf_greedtok._scanners cimport (
-    HFG_L, HFG_M, HFG_N, HFG_S, unit_t, _contraction2, _contraction3, _gpt2_word, _gpt4_word, _o200k_word, _props,
-    _superwords_word, _whitespace_word)
+    HFG_L, HFG_M, HFG_N, HFG_S, _APOSTROPHE, _CR, _LF, _SPACE, unit_t, _contraction2, _contraction3, _gpt2_word,
+    _gpt4_word, _o200k_word, _props, _superwords_word, _whitespace_word)
 
 cpdef enum:
     PATTERN_NONE = -1        # not built in: split with the `regex` package

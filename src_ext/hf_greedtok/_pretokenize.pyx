@@ -61,10 +61,6 @@ cdef extern from "_gpt4_blocks.h" nogil:
     int hfg_all_ascii(const uint8_t* t, int64_t m)
 
 cdef enum:
-    _CR = 0x0D
-    _LF = 0x0A
-    _SPACE = 0x20
-    _APOSTROPHE = 0x27
     _CLASS_WORDS = sizeof(hfg_block_classes) // sizeof(uint64_t)
 
 
