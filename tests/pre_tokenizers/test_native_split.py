@@ -260,12 +260,12 @@ def every_code_point() -> str:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_code_point_in_order(name, every_code_point):
+def test_every_code_point_in_order(name, every_code_point, split_path):
     assert_same_split(name, every_code_point)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_code_point_between_a_space_and_a_contraction(name, every_code_point):
+def test_every_code_point_between_a_space_and_a_contraction(name, every_code_point, split_path):
     """Each code point once after a space, before letters (cased or not), as a contraction letter,
     and before and after single punctuation."""
     assert_same_split(name, "".join(f" {c}a'{c}B{c}\u0301" for c in every_code_point[::3]))
