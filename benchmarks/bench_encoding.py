@@ -53,16 +53,13 @@ def main() -> None:
 
     hf = argparse.ArgumentParser()
     bench_hf.add_arguments(hf)
-    hf_args = hf.parse_args(["--repeat", str(args.repeat), "--map-repeat", str(args.map_repeat),
-                             "--calls", "tok(batch)"])
+    common = ["--repeat", str(args.repeat), "--map-repeat", str(args.map_repeat)]
     print("\n## 2. tok(batch) inside transformers, against HF BPE\n")
-    hf_args.skip_map = True
     for name in ("en_brown.txt", "en_python_docs.txt"):
-        bench_hf.bench(name, hf_args)
+        bench_hf.bench(name, hf.parse_args(common + ["--calls", "tok(batch)", "--skip-map"]))
     if not args.skip_map:
         print("\n## 3. Dataset.map over the mix\n")
-        hf_args.map_only, hf_args.skip_map = True, False
-        bench_hf.bench("mix", hf_args)
+        bench_hf.bench("mix", hf.parse_args(common + ["--map-only"]))
     load = os.getloadavg()
     print(f"\nload average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

@@ -6,7 +6,8 @@ environment give the same count. One run encodes the first ``--lines`` lines of 
 with ``encode_texts`` once (cold) and another ``1 + --warm`` times; the difference over the
 extra passes, divided by their bytes, is the warm cost of one byte. The vocabulary is
 cl100k_base with its own split (GPT-4 pattern); ``PYTHONHASHSEED=0`` keeps the Python side
-identical between the two runs.
+identical between the two runs, and ``OPENBLAS_NUM_THREADS=1`` keeps numpy's BLAS thread out
+(callgrind counts every thread, and that one spins for as long as the timing lets it).
 
     python benchmarks/callgrind_encode.py                     # en_brown.txt, en_python_docs.txt
 """
@@ -37,7 +38,7 @@ def instructions(path: Path, lines: int, passes: int, mode: str) -> int:
     """Instructions (callgrind's Ir) of one driver run."""
     out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
                           "-c", DRIVER, str(path), str(lines), str(passes), mode, str(VOCAB)],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True)
+                         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}, check=True)
     return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
 
 

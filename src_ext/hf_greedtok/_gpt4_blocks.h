@@ -42,16 +42,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_ascii_runs.h"   /* HFG_HAVE_SSE2, hfg_ctz64 */
+#include "_ascii_runs.h"   /* HFG_HAVE_SSE2, hfg_ctz64, hfg_in_ascii_class */
 
 /* A block's classes: bit k for its code point k; valid: the bits inside the text. */
 typedef struct {
     uint64_t L, N, W, NL, SP, AP, valid;
 } hfg_block_classes;
-
-static inline int hfg_is_ascii_space(uint8_t c) { return (c >= 9 && c <= 13) || c == ' '; }
-static inline int hfg_is_ascii_letter(uint8_t c) { return (uint8_t)((c | 0x20) - 'a') <= 'z' - 'a'; }
-static inline int hfg_is_ascii_digit(uint8_t c) { return (uint8_t)(c - '0') <= 9; }
 
 /* The classes of the m (1..64) bytes at b; nothing past b[m - 1] is read. */
 static inline hfg_block_classes hfg_ascii_classify(const uint8_t* b, int64_t m) {
@@ -86,9 +82,9 @@ static inline hfg_block_classes hfg_ascii_classify(const uint8_t* b, int64_t m) 
     for (int64_t k = 0; k < m; ++k) {
         uint8_t x = b[k];
         uint64_t bit = 1ULL << k;
-        if (hfg_is_ascii_letter(x)) c.L |= bit;
-        if (hfg_is_ascii_digit(x)) c.N |= bit;
-        if (hfg_is_ascii_space(x)) c.W |= bit;
+        if (hfg_in_ascii_class(x, HFG_ASCII_LETTERS)) c.L |= bit;
+        if (x >= '0' && x <= '9') c.N |= bit;
+        if ((x >= 9 && x <= 13) || x == ' ') c.W |= bit;
         if (x == '\n' || x == '\r') c.NL |= bit;
         if (x == ' ') c.SP |= bit;
         if (x == '\'') c.AP |= bit;

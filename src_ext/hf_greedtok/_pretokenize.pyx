@@ -88,15 +88,15 @@ cdef bint use_blocks(int pattern, int64_t n, bint ascii) noexcept nogil:
         and n >= max(_blocks_min_units, 1)
 
 
-cdef inline void _classify(const unit_t* t, int64_t m, hfg_block_classes* c) noexcept nogil:
+cdef inline void _classify(const unit_t* t, int64_t m, bint ascii, hfg_block_classes* c) noexcept nogil:
     """The classes of the block t[0:m] (1 <= m <= 64): ASCII sixteen code points at a time, else
-    one at a time from _unicode_props.h."""
+    one at a time from _unicode_props.h (``ascii``: the text is known to be ASCII)."""
     cdef uint8_t packed[64]
     cdef int64_t k
     cdef uint16_t p
     cdef uint64_t bit
     if unit_t is uint8_t:
-        if hfg_all_ascii(t, m):
+        if ascii or hfg_all_ascii(t, m):
             c[0] = hfg_ascii_classify(t, m)
             return
     else:
@@ -126,7 +126,7 @@ cdef inline void _set_bit(uint64_t* bits, int64_t i) noexcept nogil:
     bits[i >> 6] |= <uint64_t>1 << (i & 63)
 
 
-cdef int64_t _block_starts(const unit_t* t, int64_t n, vector[uint64_t]& scratch) except -1 nogil:
+cdef int64_t _block_starts(const unit_t* t, int64_t n, bint ascii, vector[uint64_t]& scratch) except -1 nogil:
     """The word starts of GPT-4's split of t[0:n] (n >= 1), bit i % 64 of scratch[i // 64], one
     word of 64 bits per block of 64 code points; returns the number of blocks. scratch also holds
     the blocks' classes (_gpt4_blocks.h makes the starts from them), then the fix-ups: digit
@@ -138,7 +138,7 @@ cdef int64_t _block_starts(const unit_t* t, int64_t n, vector[uint64_t]& scratch
     cdef uint64_t* fix = starts + blocks
     cdef hfg_block_classes* cls = <hfg_block_classes*>(starts + 2 * blocks)
     for b in range(blocks):
-        _classify(t + (b << 6), min(<int64_t>64, n - (b << 6)), &cls[b])
+        _classify(t + (b << 6), min(<int64_t>64, n - (b << 6)), ascii, &cls[b])
     hfg_gpt4_block_rules(cls, blocks, starts, fix)
     cdef uint64_t bits
     cdef unit_t c
@@ -176,7 +176,7 @@ cdef int64_t _block_starts(const unit_t* t, int64_t n, vector[uint64_t]& scratch
 
 cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]& scratch) except -1 nogil:
     """:func:`_block_starts` of an ASCII text given as its bytes (the encoder's)."""
-    return _block_starts(text, n, scratch)
+    return _block_starts(text, n, True, scratch)
 
 
 cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vector[int64_t]& ends) except -1 nogil:
@@ -188,7 +188,7 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vect
         with gil:
             raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
     if use_blocks(pattern, n, ascii):
-        blocks = _block_starts(text, n, scratch)
+        blocks = _block_starts(text, n, ascii, scratch)
         for b in range(blocks):
             bits = scratch[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
             while bits:
