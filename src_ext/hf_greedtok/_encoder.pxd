@@ -70,6 +70,7 @@ cdef class _Worker:
     cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
     cdef vector[uint64_t] block_starts  # batch path, ASCII under GPT-4: word starts (a bit a byte), the classes
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
+    cdef int64_t longest                # batch path: code points of the longest text since the last trim
 
     cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil
     cdef int _reset(self, int m) except -1 nogil

@@ -204,6 +204,50 @@ def test_a_text_that_is_not_str_is_named():
         tok.encode_batch(["ok", b"bytes"])
 
 
+class _Lines(list):
+    """A list subclass: encode_texts takes it as any other sequence (a tuple of its items)."""
+
+
+def test_a_list_a_tuple_a_subclass_and_a_generator_give_the_same_ids_and_keep_no_reference(cl100k):
+    """encode_texts references a list's texts itself (no tuple copy) and releases them with the
+    call, also when a text that is not str stops it half-way."""
+    texts = ["".join(line) for line in lines_of("en_brown.txt", 3000)]     # fresh objects
+    counts = [sys.getrefcount(t) for t in texts]
+    pattern = cl100k._native_pattern
+    want = cl100k.model.encode_texts(texts, pattern, "cover", 2)
+    for kind in (tuple, _Lines, lambda xs: (x for x in xs)):
+        ids, offsets = cl100k.model.encode_texts(kind(texts), pattern, "cover", 2)
+        assert np.array_equal(ids, want[0]) and np.array_equal(offsets, want[1])
+    with pytest.raises(TypeError, match="text 2000 is int, expected str"):
+        cl100k.model.encode_texts(texts[:2000] + [7] + texts[2000:], pattern, "cover", 1)
+    assert [sys.getrefcount(t) for t in texts] == counts
+
+
+def test_a_list_emptied_by_another_thread_during_the_call_still_gives_its_ids(cl100k):
+    """The texts of a list stay alive while the native threads read them without the GIL, even
+    when another Python thread empties the list (whose items then have no other reference):
+    that thread waits for the GIL, which the call holds until its threads start."""
+    base = lines_of("en_brown.txt", 20000)
+    want = cl100k.encode_batch_flat(base, num_threads=2)
+    shared: list[str] = []
+    go = threading.Event()
+
+    def empty_it():
+        go.wait()
+        shared.clear()
+
+    for _ in range(5):
+        shared[:] = ["".join(line) for line in base]       # items referenced by the list only
+        go.clear()
+        emptier = threading.Thread(target=empty_it)
+        emptier.start()
+        go.set()
+        ids, offsets = cl100k.model.encode_texts(shared, cl100k._native_pattern, "cover", 2)
+        emptier.join()
+        assert shared == []
+        assert np.array_equal(ids, want[0]) and np.array_equal(offsets, want[1])
+
+
 def test_memory_error_inside_the_batch_reaches_the_caller(tmp_path):
     """A failed allocation in the nogil loop (here the code points of one 300 MB text) raises
     MemoryError in Python instead of vanishing."""
