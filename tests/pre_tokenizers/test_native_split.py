@@ -43,8 +43,10 @@ def split(pattern: str, text: str) -> list[str]:
 
 
 def assert_same_split(name: str, text: str) -> None:
-    """split == regex.findall; on a difference, names the first differing word and its offset."""
+    """split == regex.findall (and count_words == their number); on a difference, names the first
+    differing word and its offset."""
     got, want = split(NATIVE[name][0], text), COMPILED[name].findall(text)
+    assert _pretokenize.count_words(native_id(NATIVE[name][0]), text) == len(want), name
     if got != want:
         k = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         at = sum(map(len, want[:k]))
