@@ -50,11 +50,22 @@ cdef struct CacheSlot:
     uint16_t val_len    # 16 bytes in all: four slots to a cache line
 
 
+cdef struct WideSlot:
+    uint64_t k0         # a key of 9..16 bytes: its first 8 bytes
+    uint64_t k1         # and the rest, zero-padded
+    int32_t v[3]        # its ids, if at most 3; else v[0] is their offset in vals
+    uint16_t key_len    # 0: empty slot
+    uint16_t val_len    # 32 bytes in all: two slots to a cache line
+
+
 @cython.final
 cdef class _Worker:
     cdef CacheSlot* slots[2]            # masks[m] + 1 slots each (_huge_table.h memory)
     cdef uint64_t masks[2]
     cdef int64_t used[2]
+    cdef WideSlot* wide[2]              # keys of 9..16 bytes: wide_masks[m] + 1 slots each
+    cdef uint64_t wide_masks[2]
+    cdef int64_t wide_used[2]
     cdef vector[int32_t] vals[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
@@ -72,12 +83,17 @@ cdef class _Worker:
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
     cdef int64_t longest                # batch path: code points of the longest text since the last trim
 
-    cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil
+    cdef void* _new_table(self, size_t count, size_t size) except NULL nogil
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef int _grow(self, int m) except -1 nogil
+    cdef int _grow_wide(self, int m) except -1 nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
     cdef int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil
+    cdef WideSlot* wide_find(self, int m, uint64_t k0, uint64_t k1, int64_t n) noexcept nogil
+    cdef int32_t wide_hit(self, int m, const uint8_t* key, int64_t n) noexcept nogil
+    cdef int wide_insert(self, int m, uint64_t k0, uint64_t k1, int64_t n, const int32_t* ids,
+                         int64_t k) except -1 nogil
     cdef const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil
@@ -113,6 +129,8 @@ cdef class RankedEncoder:
                            _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode_wide(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
+                          _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                      vector[int32_t]& out) except -1 nogil
     cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,

@@ -127,7 +127,19 @@ cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noex
             return True
 
 
+cdef inline uint64_t _wide_k1(const uint8_t* b, int64_t n) noexcept nogil:
+    """Bytes 8..n-1 of a key of 9..16 bytes b[0:n], zero-padded: the 8 bytes that end at n,
+    shifted past the ones the first word holds (nothing after b[n - 1] is read)."""
+    return _load8(b + n - 8, 8) >> (8 * (16 - n))
+
+
+cdef inline uint64_t _wide_hash(uint64_t k0, uint64_t k1, int64_t n) noexcept nogil:
+    """The probe start of a key of 9..16 bytes (its two words)."""
+    return _slot_hash(k0 ^ (k1 * <uint64_t>0xBF58476D1CE4E5B9ULL), n)
+
+
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
+cdef int64_t CACHE_MIN_WIDE = 1 << 10
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
 cdef int64_t MIN_CHARS_PER_THREAD = 1 << 15   # a slice below this many characters costs more to start than it saves
 THREAD_SLOTS = MAX_SLOTS
@@ -143,8 +155,10 @@ cdef class _Worker:
     The cache is an open-addressing table of 16-byte slots (four to a cache line) keyed by the
     word's bytes (UTF-8 at byte level; the uint32 units' bytes otherwise). A key of at most 8
     bytes and a single id, most words, live in the slot itself, so a hit reads one cache line;
-    longer id lists and longer keys sit in an arena (vals). The table starts small, doubles at
-    half load, and is cleared when it holds CACHE_MAX_ENTRIES words.
+    longer id lists and longer keys sit in an arena (vals). Keys of 9..16 bytes (most long
+    words) have a table of their own, of 32-byte slots holding the key and up to 3 ids, so
+    their hit too reads one cache line instead of a slot and the arena. The tables start small,
+    double at half load, and are cleared when they hold CACHE_MAX_ENTRIES words together.
     """
     def __cinit__(self):
         cdef int m
@@ -155,28 +169,56 @@ cdef class _Worker:
         cdef int m
         for m in range(2):
             hfg_table_free(self.slots[m])
+            hfg_table_free(self.wide[m])
 
-    cdef CacheSlot* _new_slots(self, size_t count) except NULL nogil:
-        """count empty (zeroed) slots, in huge pages when they fill 2 MiB (_huge_table.h)."""
-        cdef CacheSlot* slots = <CacheSlot*>hfg_table_alloc(count * sizeof(CacheSlot))
+    cdef void* _new_table(self, size_t count, size_t size) except NULL nogil:
+        """count empty (zeroed) slots of size bytes, in huge pages when they fill 2 MiB
+        (_huge_table.h)."""
+        cdef void* slots = hfg_table_alloc(count * size)
         if slots == NULL:
             with gil:
                 raise MemoryError(f"a word cache of {count} slots could not be allocated")
         return slots
 
     cdef int _reset(self, int m) except -1 nogil:
-        cdef CacheSlot* fresh = self._new_slots(CACHE_MIN_SLOTS)
+        cdef CacheSlot* fresh = <CacheSlot*>hfg_table_alloc(CACHE_MIN_SLOTS * sizeof(CacheSlot))
+        cdef WideSlot* wide = <WideSlot*>hfg_table_alloc(CACHE_MIN_WIDE * sizeof(WideSlot))
+        if fresh == NULL or wide == NULL:
+            hfg_table_free(fresh)
+            hfg_table_free(wide)
+            with gil:
+                raise MemoryError("a word cache could not be allocated")
         hfg_table_free(self.slots[m])
+        hfg_table_free(self.wide[m])
         self.slots[m] = fresh
         self.masks[m] = CACHE_MIN_SLOTS - 1
+        self.wide[m] = wide
+        self.wide_masks[m] = CACHE_MIN_WIDE - 1
         self.vals[m].clear()
         self.used[m] = 0
+        self.wide_used[m] = 0
+        return 0
+
+    cdef int _grow_wide(self, int m) except -1 nogil:
+        cdef WideSlot* old = self.wide[m]
+        cdef size_t count = self.wide_masks[m] + 1, j
+        cdef WideSlot* slots = <WideSlot*>self._new_table(2 * count, sizeof(WideSlot))
+        cdef uint64_t mask = 2 * count - 1, i
+        for j in range(count):
+            if old[j].key_len:
+                i = _wide_hash(old[j].k0, old[j].k1, old[j].key_len) & mask
+                while slots[i].key_len:
+                    i = (i + 1) & mask
+                slots[i] = old[j]
+        self.wide[m] = slots
+        self.wide_masks[m] = mask
+        hfg_table_free(old)
         return 0
 
     cdef int _grow(self, int m) except -1 nogil:
         cdef CacheSlot* old = self.slots[m]
         cdef size_t count = self.masks[m] + 1, j
-        cdef CacheSlot* slots = self._new_slots(2 * count)
+        cdef CacheSlot* slots = <CacheSlot*>self._new_table(2 * count, sizeof(CacheSlot))
         cdef uint64_t mask = 2 * count - 1, i
         for j in range(count):
             if old[j].key_len:
@@ -249,6 +291,50 @@ cdef class _Worker:
             i = (i + 1) & mask
         return -1
 
+    cdef inline WideSlot* wide_find(self, int m, uint64_t k0, uint64_t k1, int64_t n) noexcept nogil:
+        """The wide slot of the key of 9..16 bytes whose words are k0, k1 (:func:`_wide_k1`); or
+        NULL."""
+        cdef uint64_t mask = self.wide_masks[m]
+        cdef uint64_t i = _wide_hash(k0, k1, n) & mask
+        cdef WideSlot* slots = self.wide[m]
+        while slots[i].key_len:
+            if slots[i].k0 == k0 and slots[i].k1 == k1 and slots[i].key_len == n:
+                return &slots[i]
+            i = (i + 1) & mask
+        return NULL
+
+    cdef inline int32_t wide_hit(self, int m, const uint8_t* key, int64_t n) noexcept nogil:
+        """The id of the key key[0:n] of 9..16 bytes when the cache holds it with one id (taken
+        inline, as :meth:`short_hit`); else -1."""
+        cdef WideSlot* slot = self.wide_find(m, _load8(key, 8), _wide_k1(key, n), n)
+        return slot.v[0] if slot != NULL and slot.val_len == 1 else -1
+
+    cdef int wide_insert(self, int m, uint64_t k0, uint64_t k1, int64_t n, const int32_t* ids,
+                         int64_t k) except -1 nogil:
+        """Cache ids[0:k] for the key of 9..16 bytes whose words are k0, k1."""
+        if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
+            self._reset(m)
+        if 2 * (self.wide_used[m] + 1) > <int64_t>self.wide_masks[m] + 1:
+            self._grow_wide(m)
+        cdef uint64_t mask = self.wide_masks[m]
+        cdef uint64_t i = _wide_hash(k0, k1, n) & mask
+        cdef size_t at
+        while self.wide[m][i].key_len:
+            i = (i + 1) & mask
+        cdef WideSlot* slot = &self.wide[m][i]
+        slot.k0 = k0
+        slot.k1 = k1
+        slot.key_len = <uint16_t>n
+        slot.val_len = <uint16_t>k
+        if k <= 3:
+            memcpy(slot.v, ids, k * sizeof(int32_t))
+        else:
+            at = self.vals[m].size()
+            slot.v[0] = <int32_t>at
+            self.vals[m].insert(self.vals[m].end(), ids, ids + k)
+        self.wide_used[m] += 1
+        return 0
+
     cdef inline const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil:
         """The ids a slot of mode m holds (slot.val_len of them)."""
         if slot.val_len == 1 and slot.key_len <= 8:
@@ -257,9 +343,9 @@ cdef class _Worker:
 
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil:
-        """Cache ids[0:k] for the key key[0:n] (2 <= n <= CACHE_MAX_UNITS bytes), whose
-        :func:`_key_word` is h."""
-        if self.used[m] >= CACHE_MAX_ENTRIES:
+        """Cache ids[0:k] for the key key[0:n] (2..8 or 17..CACHE_MAX_UNITS bytes: 9..16 go to
+        :meth:`wide_insert`), whose :func:`_key_word` is h."""
+        if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
         if 2 * (self.used[m] + 1) > <int64_t>self.masks[m] + 1:
             self._grow(m)
@@ -444,7 +530,7 @@ cdef class RankedEncoder:
         if not 0 <= slot < MAX_SLOTS:
             raise ValueError(f"slot must be in 0..{MAX_SLOTS - 1}, got {slot}")
         cdef _Worker wk = self._slot_workers[slot]
-        return 0 if wk is None else wk.used[<int>_MODES[mode]]
+        return 0 if wk is None else wk.used[<int>_MODES[mode]] + wk.wide_used[<int>_MODES[mode]]
 
     @property
     def n_tokens(self):
@@ -682,7 +768,32 @@ cdef class RankedEncoder:
         """The ids of a word of 2..CACHE_MAX_UNITS units from the cache, keyed by its bytes
         key[0:nkey], or encoded and cached. At byte level u may be NULL: the units are then the
         key's bytes, widened only on a miss."""
+        if 9 <= nkey <= 16:
+            return self._encode_wide(key, nkey, u, n, mode, wk, out)
         return self._encode_hashed(key, nkey, _key_word(key, nkey), u, n, mode, wk, out)
+
+    cdef int _encode_wide(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
+                          _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """:meth:`_encode_keyed` of a key of 9..16 bytes, through the wide slots."""
+        cdef uint64_t k0 = _load8(key, 8), k1 = _wide_k1(key, nkey)
+        cdef WideSlot* hit = wk.wide_find(mode, k0, k1, nkey)
+        cdef const int32_t* ids
+        cdef int64_t before, i
+        if hit != NULL:
+            if hit.val_len <= 3:
+                ids = &hit.v[0]
+            else:
+                ids = wk.vals[mode].data() + hit.v[0]
+            out.insert(out.end(), ids, ids + hit.val_len)
+            return 0
+        if u == NULL:
+            wk.units.resize(n)
+            for i in range(n):
+                wk.units[i] = key[i]
+            u = wk.units.data()
+        before = out.size()
+        self._encode_uncached(u, n, mode, wk, out)
+        return wk.wide_insert(mode, k0, k1, nkey, out.data() + before, <int64_t>out.size() - before)
 
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
@@ -792,13 +903,15 @@ cdef class RankedEncoder:
     cdef inline int32_t _common_id(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
                                    _Worker wk) noexcept nogil:
         """Byte level: the id of the word t[start:end] of a text of n UTF-8 bytes when it is one
-        byte or the cache's common hit (2..8 bytes, cached with one id); else -1, and
+        byte or the cache's common hit (2..16 bytes, cached with one id); else -1, and
         :meth:`_encode_rare` gives its ids. Taken inline in the text loops: most words."""
         cdef int64_t nb = end - start
         if nb == 1:
             return self.byte_ids[t[start]]
         if nb <= 8:
             return wk.short_hit(mode, _key_word_in(t + start, nb, n - start), nb)
+        if nb <= 16:
+            return wk.wide_hit(mode, t + start, nb)
         return -1
 
     cdef int _encode_rare(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
@@ -810,6 +923,8 @@ cdef class RankedEncoder:
         if nb <= 8:
             return self._encode_hashed(t + start, nb, _key_word_in(t + start, nb, n - start), NULL, nb,
                                        mode, wk, out)
+        if nb <= 16:
+            return self._encode_wide(t + start, nb, NULL, nb, mode, wk, out)
         if nb <= CACHE_MAX_UNITS:
             return self._encode_hashed(t + start, nb, _key_word(t + start, nb), NULL, nb, mode, wk, out)
         return self._encode_utf8(t + start, nb, mode, wk, out)

@@ -85,15 +85,17 @@ def test_files_without_cache_words_load_and_bad_ones_are_refused(trained, tmp_pa
         Tokenizer.from_json(json.dumps(data))
 
 
-def test_the_word_cache_stays_bounded_across_calls():
+@pytest.mark.parametrize("suffix", ["", "zzzzzz"], ids=["6-byte keys", "12-byte keys"])
+def test_the_word_cache_stays_bounded_across_calls(suffix):
     """Memory per thread does not grow with the words seen: the cache holds at most 2**18 words
-    per mode (then starts again), whatever the calls bring; the ids stay a fresh tokenizer's."""
+    per mode (then starts again), whatever the calls bring, short keys or wide (9..16 bytes);
+    the ids stay a fresh tokenizer's."""
     from corpora import VOCAB
     tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
     letters = "abcdefghijklmnopqrstuvwxyz"
 
-    def word(i: int) -> str:      # distinct words of 5 letters, one GPT-4 word each
-        return "".join(letters[(i // 26 ** k) % 26] for k in range(5))
+    def word(i: int) -> str:      # distinct words of letters, one GPT-4 word each
+        return "".join(letters[(i // 26 ** k) % 26] for k in range(5)) + suffix
     held = []
     for call in range(4):
         first = call * 100_000
@@ -104,3 +106,42 @@ def test_the_word_cache_stays_bounded_across_calls():
         assert ids[offsets[-51]:].tolist() == want.tolist()
     assert max(held) <= 2 ** 18
     assert held[2] < held[1]          # past 2**18 words the cache started again
+
+
+def _one_byte_apart(word: str) -> list[str]:
+    """word, and each word that differs from it in one code point (its lowest bit flipped)."""
+    return [word] + [word[:i] + chr(ord(word[i]) ^ 1) + word[i + 1:] for i in range(len(word))]
+
+
+def test_words_of_9_to_16_bytes_one_byte_apart_keep_their_own_ids():
+    """Keys of 9..16 bytes have wide slots of their own (the key as two 8-byte words, up to 3 ids
+    inline, more in the arena). Words one byte apart, at every position of every such length,
+    through a cold and then a warm cache, each decode to themselves and get the same ids both
+    times: no two keys meet in one slot."""
+    from corpora import VOCAB
+    tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    words = [w for n in range(9, 17)
+             for base in ("abcdefghijklmnopq", " information_xyz", "zqxjkvbwzqxjkvbw")   # 1, few, many ids
+             for w in _one_byte_apart(base[:n])]
+    assert len(set(words)) == len(words)
+    ids, offsets = tok.model.encoder.encode_words(words + words, "cover")
+    rows = [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(2 * len(words))]
+    counts = {len(r) for r in rows}
+    assert {1, 2, 3} <= counts and max(counts) > 3
+    for k, word in enumerate(words):
+        assert tok.decode(rows[k]) == word
+        assert rows[len(words) + k] == rows[k], word
+
+
+def test_a_char_model_word_of_3_and_4_code_points_is_keyed_by_12_and_16_bytes():
+    """Without byte level a key is the word's code points, 4 bytes each: 3 and 4 code points
+    take the wide slots. Cold and warm, each word's cover is Algorithm 4's."""
+    from helpers import char_model, literal_cover
+    ranked = ["ab", "bc", "abc", "cd", "bcd", "dab", "ca"]
+    model = char_model(ranked, "abcd")
+    words = [w for base in ("abcd", "dabc", "cabd") for n in (3, 4) for w in _one_byte_apart(base[:n])
+             if set(w) <= set("abcd")]
+    for _ in range(2):
+        for word in words:
+            got = [model.id_to_token(i) for i in model.encoder.encode_word(word, "cover")]
+            assert got == literal_cover(ranked, word), word
