@@ -239,7 +239,7 @@ cdef class _Worker:
         4 entries a code point) is kept up to what the longest text since the last trim needed:
         a worker that encodes one long text after another reuses the same pages, instead of
         allocating, zero-filling and faulting them in on every call (en_python_docs as one str
-        of 11M code points: 122 -> 188 MB/s). The next call of shorter texts frees them."""
+        of 11M code points: 122 -> 190 MB/s). The next call of shorter texts frees them."""
         cdef size_t keep = max(SCRATCH_KEEP_UNITS, <size_t>(4 * self.longest))
         self.longest = 0
         if self.units.capacity() > SCRATCH_KEEP_UNITS:
