@@ -83,11 +83,8 @@ cdef class _Worker:
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
     cdef int64_t longest                # batch path: code points of the longest text since the last trim
 
-    cdef void* _new_table(self, size_t count, size_t size) except NULL nogil
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
-    cdef int _grow(self, int m) except -1 nogil
-    cdef int _grow_wide(self, int m) except -1 nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
     cdef int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil
     cdef WideSlot* wide_find(self, int m, uint64_t k0, uint64_t k1, int64_t n) noexcept nogil
@@ -131,6 +128,8 @@ cdef class RankedEncoder:
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_wide(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
                           _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int64_t _encode_miss(self, const uint8_t* key, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                              vector[int32_t]& out) except -1 nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
                      vector[int32_t]& out) except -1 nogil
     cdef int _encode_utf8(self, const uint8_t* b, int64_t n, int mode, _Worker wk,

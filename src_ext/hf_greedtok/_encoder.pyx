@@ -138,6 +138,45 @@ cdef inline uint64_t _wide_hash(uint64_t k0, uint64_t k1, int64_t n) noexcept no
     return _slot_hash(k0 ^ (k1 * <uint64_t>0xBF58476D1CE4E5B9ULL), n)
 
 
+ctypedef fused slot_t:
+    CacheSlot
+    WideSlot
+
+
+cdef inline uint64_t _probe_start(const slot_t* slot) noexcept nogil:
+    """Where the probe for a filled slot's key starts (before masking)."""
+    if slot_t is CacheSlot:
+        return _slot_hash(slot.word, slot.key_len)
+    else:
+        return _wide_hash(slot.k0, slot.k1, slot.key_len)
+
+
+cdef int _grow_table(slot_t** table, uint64_t* mask) except -1 nogil:
+    """Double the open-addressing table table[0] of mask[0] + 1 slots: each filled slot moves to
+    its probe start in the new table or the first empty slot after it.
+
+    Raises:
+        MemoryError: the doubled table could not be allocated (the old one is kept).
+    """
+    cdef size_t count = mask[0] + 1, j
+    cdef uint64_t grown_mask = 2 * count - 1, i
+    cdef slot_t* grown = <slot_t*>hfg_table_alloc(2 * count * sizeof(slot_t))
+    cdef const slot_t* old = table[0]
+    if grown == NULL:
+        with gil:
+            raise MemoryError(f"a word cache of {2 * count} slots could not be allocated")
+    for j in range(count):
+        if old[j].key_len:
+            i = _probe_start(&old[j]) & grown_mask
+            while grown[i].key_len:
+                i = (i + 1) & grown_mask
+            grown[i] = old[j]
+    hfg_table_free(table[0])
+    table[0] = grown
+    mask[0] = grown_mask
+    return 0
+
+
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
 cdef int64_t CACHE_MIN_WIDE = 1 << 10
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
@@ -171,15 +210,6 @@ cdef class _Worker:
             hfg_table_free(self.slots[m])
             hfg_table_free(self.wide[m])
 
-    cdef void* _new_table(self, size_t count, size_t size) except NULL nogil:
-        """count empty (zeroed) slots of size bytes, in huge pages when they fill 2 MiB
-        (_huge_table.h)."""
-        cdef void* slots = hfg_table_alloc(count * size)
-        if slots == NULL:
-            with gil:
-                raise MemoryError(f"a word cache of {count} slots could not be allocated")
-        return slots
-
     cdef int _reset(self, int m) except -1 nogil:
         cdef CacheSlot* fresh = <CacheSlot*>hfg_table_alloc(CACHE_MIN_SLOTS * sizeof(CacheSlot))
         cdef WideSlot* wide = <WideSlot*>hfg_table_alloc(CACHE_MIN_WIDE * sizeof(WideSlot))
@@ -197,38 +227,6 @@ cdef class _Worker:
         self.vals[m].clear()
         self.used[m] = 0
         self.wide_used[m] = 0
-        return 0
-
-    cdef int _grow_wide(self, int m) except -1 nogil:
-        cdef WideSlot* old = self.wide[m]
-        cdef size_t count = self.wide_masks[m] + 1, j
-        cdef WideSlot* slots = <WideSlot*>self._new_table(2 * count, sizeof(WideSlot))
-        cdef uint64_t mask = 2 * count - 1, i
-        for j in range(count):
-            if old[j].key_len:
-                i = _wide_hash(old[j].k0, old[j].k1, old[j].key_len) & mask
-                while slots[i].key_len:
-                    i = (i + 1) & mask
-                slots[i] = old[j]
-        self.wide[m] = slots
-        self.wide_masks[m] = mask
-        hfg_table_free(old)
-        return 0
-
-    cdef int _grow(self, int m) except -1 nogil:
-        cdef CacheSlot* old = self.slots[m]
-        cdef size_t count = self.masks[m] + 1, j
-        cdef CacheSlot* slots = <CacheSlot*>self._new_table(2 * count, sizeof(CacheSlot))
-        cdef uint64_t mask = 2 * count - 1, i
-        for j in range(count):
-            if old[j].key_len:
-                i = _slot_hash(old[j].word, old[j].key_len) & mask
-                while slots[i].key_len:
-                    i = (i + 1) & mask
-                slots[i] = old[j]
-        self.slots[m] = slots
-        self.masks[m] = mask
-        hfg_table_free(old)
         return 0
 
     cdef void _trim(self) noexcept nogil:
@@ -315,7 +313,7 @@ cdef class _Worker:
         if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
         if 2 * (self.wide_used[m] + 1) > <int64_t>self.wide_masks[m] + 1:
-            self._grow_wide(m)
+            _grow_table(&self.wide[m], &self.wide_masks[m])
         cdef uint64_t mask = self.wide_masks[m]
         cdef uint64_t i = _wide_hash(k0, k1, n) & mask
         cdef size_t at
@@ -348,7 +346,7 @@ cdef class _Worker:
         if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
             self._reset(m)
         if 2 * (self.used[m] + 1) > <int64_t>self.masks[m] + 1:
-            self._grow(m)
+            _grow_table(&self.slots[m], &self.masks[m])
         cdef uint64_t mask = self.masks[m]
         cdef uint64_t i = _slot_hash(h, n) & mask
         cdef size_t at
@@ -778,7 +776,6 @@ cdef class RankedEncoder:
         cdef uint64_t k0 = _load8(key, 8), k1 = _wide_k1(key, nkey)
         cdef WideSlot* hit = wk.wide_find(mode, k0, k1, nkey)
         cdef const int32_t* ids
-        cdef int64_t before, i
         if hit != NULL:
             if hit.val_len <= 3:
                 ids = &hit.v[0]
@@ -786,21 +783,27 @@ cdef class RankedEncoder:
                 ids = wk.vals[mode].data() + hit.v[0]
             out.insert(out.end(), ids, ids + hit.val_len)
             return 0
+        cdef int64_t before = self._encode_miss(key, u, n, mode, wk, out)
+        return wk.wide_insert(mode, k0, k1, nkey, out.data() + before, <int64_t>out.size() - before)
+
+    cdef int64_t _encode_miss(self, const uint8_t* key, const uint32_t* u, int64_t n, int mode, _Worker wk,
+                              vector[int32_t]& out) except -1 nogil:
+        """A word the cache does not hold, encoded into out from its units u (at byte level,
+        when u is NULL, its key's bytes widened); returns where its ids begin in out."""
+        cdef int64_t before = out.size(), i
         if u == NULL:
             wk.units.resize(n)
             for i in range(n):
                 wk.units[i] = key[i]
             u = wk.units.data()
-        before = out.size()
         self._encode_uncached(u, n, mode, wk, out)
-        return wk.wide_insert(mode, k0, k1, nkey, out.data() + before, <int64_t>out.size() - before)
+        return before
 
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
         """:meth:`_encode_keyed` given the key's :func:`_key_word` h."""
         cdef CacheSlot* hit = wk.lookup(mode, h, key, nkey)
         cdef const int32_t* ids
-        cdef int64_t before, i
         if hit != NULL:
             if hit.val_len == 1:
                 out.push_back(wk.slot_ids(mode, hit)[0])
@@ -808,13 +811,7 @@ cdef class RankedEncoder:
                 ids = wk.slot_ids(mode, hit)
                 out.insert(out.end(), ids, ids + hit.val_len)
             return 0
-        if u == NULL:
-            wk.units.resize(n)
-            for i in range(n):
-                wk.units[i] = key[i]
-            u = wk.units.data()
-        before = out.size()
-        self._encode_uncached(u, n, mode, wk, out)
+        cdef int64_t before = self._encode_miss(key, u, n, mode, wk, out)
         return wk.insert(mode, h, key, nkey, out.data() + before, <int64_t>out.size() - before)
 
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
