@@ -304,7 +304,8 @@ def count_words(int pattern, str text not None) -> int:
 
     Raises:
         ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
-        MemoryError: the block scratch (72 bytes per 64 code points) could not be allocated.
+        MemoryError: the block scratch (72 bytes per 64 code points), or a 2-byte str's widened
+            copy (4 bytes a code point), could not be allocated.
     """
     if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
         raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "

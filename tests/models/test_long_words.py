@@ -200,8 +200,8 @@ def test_a_pooled_worker_frees_what_a_long_word_grew():
 
 
 def test_a_worker_keeps_a_long_texts_scratch_for_the_next_long_text_and_frees_it_after_short_ones():
-    """A text's scratch (UTF-8 bytes, word ends, block classes: here about 110 MB for a text of
-    12M code points) stays with the worker while it encodes one such text after another (the
+    """A text's scratch (UTF-8 bytes, word ends, block classes: here about 100 MB for a text of
+    11M code points) stays with the worker while it encodes one such text after another (the
     process does not grow from call to call), and goes with the next call of short texts."""
     script = textwrap.dedent("""
         from hf_greedtok import Tokenizer
