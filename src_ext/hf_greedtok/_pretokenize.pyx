@@ -60,6 +60,9 @@ cdef extern from "_gpt4_blocks.h" nogil:
     int hfg_pack_ascii(const uint32_t* t, int64_t m, uint8_t* out)
     int hfg_all_ascii(const uint8_t* t, int64_t m)
 
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long x) nogil
+
 cdef enum:
     _CLASS_WORDS = sizeof(hfg_block_classes) // sizeof(uint64_t)
 
@@ -179,9 +182,10 @@ cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]
     return _block_starts(text, n, True, scratch)
 
 
-cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vector[int64_t]& ends) except -1 nogil:
-    cdef int64_t i = 0, b, blocks
-    cdef int64_t before = ends.size()
+cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vector[int64_t]* ends) except -1 nogil:
+    """The number of words of text[0:n] under ``pattern``; their ends are appended to ``ends``
+    unless it is NULL (counting alone: the block path then only counts its start bits)."""
+    cdef int64_t i = 0, b, blocks, words = 0
     cdef vector[uint64_t] scratch
     cdef uint64_t bits
     if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
@@ -190,16 +194,21 @@ cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vect
     if use_blocks(pattern, n, ascii):
         blocks = _block_starts(text, n, ascii, scratch)
         for b in range(blocks):
-            bits = scratch[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
-            while bits:
-                ends.push_back((b << 6) + hfg_ctz64(bits))
-                bits &= bits - 1
-        ends.push_back(n)
-    else:
-        while i < n:
-            i = word_end(pattern, text, i, n)
+            words += __builtin_popcountll(scratch[b])
+            if ends != NULL:
+                bits = scratch[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
+                while bits:
+                    ends.push_back((b << 6) + hfg_ctz64(bits))
+                    bits &= bits - 1
+        if ends != NULL:
+            ends.push_back(n)
+        return words
+    while i < n:
+        i = word_end(pattern, text, i, n)
+        words += 1
+        if ends != NULL:
             ends.push_back(i)
-    return <int64_t>ends.size() - before
+    return words
 
 
 cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
@@ -210,50 +219,50 @@ cdef int64_t split_words(int pattern, const uint32_t* text, int64_t n, vector[in
         ValueError: ``pattern`` is not a PATTERN_* id with a native scanner (takes the GIL).
         MemoryError: ``ends`` could not grow (std::bad_alloc).
     """
-    return _split(pattern, text, n, False, ends)
+    return _split(pattern, text, n, False, &ends)
 
 
 cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
     """:func:`split_words` of a text whose code points are all below 256, given as one byte
     each (a str's own data when its kind is 1: nothing to widen)."""
-    return _split(pattern, text, n, False, ends)
+    return _split(pattern, text, n, False, &ends)
 
 
 cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil:
     """:func:`split_words_latin1` of a text known to be ASCII (a str's flag)."""
-    return _split(pattern, text, n, True, ends)
+    return _split(pattern, text, n, True, &ends)
 
 
-cdef int _scan_str(int pattern, str text, vector[int64_t]& ends) except -1:
-    """Appends to ``ends`` the word ends of ``text`` under ``pattern``, read from the str's own
-    data (1-byte kind as is, 4-byte as is, 2-byte widened), the scanner without the GIL.
+cdef int64_t _scan_str(int pattern, str text, vector[int64_t]* ends) except -1:
+    """The number of words of ``text`` under ``pattern``, their ends appended to ``ends`` unless
+    it is NULL; read from the str's own data (1-byte kind as is, 4-byte as is, 2-byte widened),
+    without the GIL.
 
     Raises:
         ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
-        MemoryError: the word offsets (8 bytes a word) could not be allocated.
+        MemoryError: the word offsets (8 bytes a word), the block scratch (72 bytes per 64 code
+            points) or a 2-byte str's widened copy (4 bytes a code point) could not be allocated.
     """
     if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
         raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
                          "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
     cdef PyObject* obj = <PyObject*>text
-    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k
+    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k, words
     cdef int kind = PyUnicode_KIND(obj)
     cdef bint ascii = PyUnicode_IS_ASCII(obj)
     cdef void* data = PyUnicode_DATA(obj)
     cdef vector[uint32_t] wide
     with nogil:
-        if kind == 1 and ascii:
-            split_words_ascii(pattern, <const uint8_t*>data, n, ends)
-        elif kind == 1:
-            split_words_latin1(pattern, <const uint8_t*>data, n, ends)
+        if kind == 1:
+            words = _split(pattern, <const uint8_t*>data, n, ascii, ends)
         elif kind == 4:
-            split_words(pattern, <const uint32_t*>data, n, ends)
+            words = _split(pattern, <const uint32_t*>data, n, False, ends)
         else:
             wide.resize(n)
             for k in range(n):
                 wide[k] = (<const unsigned short*>data)[k]
-            split_words(pattern, wide.data(), n, ends)
-    return 0
+            words = _split(pattern, <const uint32_t*>wide.data(), n, False, ends)
+    return words
 
 
 def split(int pattern, str text not None) -> list:
@@ -267,32 +276,12 @@ def split(int pattern, str text not None) -> list:
         MemoryError: the word offsets (8 bytes a word) could not be allocated.
     """
     cdef vector[int64_t] ends
-    _scan_str(pattern, text, ends)
+    _scan_str(pattern, text, &ends)
     cdef list words = []
     cdef int64_t start = 0, end
     for end in ends:
         words.append(text[start:end])
         start = end
-    return words
-
-
-cdef extern from *:
-    int __builtin_popcountll(unsigned long long x) nogil
-
-
-cdef int64_t _count(int pattern, const unit_t* text, int64_t n, bint ascii) except -1 nogil:
-    """The number of words of text[0:n], no word's end kept: the block path counts the starts
-    (one bit each), the scanner counts its words."""
-    cdef int64_t i = 0, b, blocks, words = 0
-    cdef vector[uint64_t] scratch
-    if use_blocks(pattern, n, ascii):
-        blocks = _block_starts(text, n, ascii, scratch)
-        for b in range(blocks):
-            words += __builtin_popcountll(scratch[b])
-        return words
-    while i < n:
-        i = word_end(pattern, text, i, n)
-        words += 1
     return words
 
 
@@ -307,23 +296,4 @@ def count_words(int pattern, str text not None) -> int:
         MemoryError: the block scratch (72 bytes per 64 code points), or a 2-byte str's widened
             copy (4 bytes a code point), could not be allocated.
     """
-    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
-        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
-                         "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
-    cdef PyObject* obj = <PyObject*>text
-    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k, words
-    cdef int kind = PyUnicode_KIND(obj)
-    cdef bint ascii = PyUnicode_IS_ASCII(obj)
-    cdef void* data = PyUnicode_DATA(obj)
-    cdef vector[uint32_t] wide
-    with nogil:
-        if kind == 1:
-            words = _count(pattern, <const uint8_t*>data, n, ascii)
-        elif kind == 4:
-            words = _count(pattern, <const uint32_t*>data, n, False)
-        else:
-            wide.resize(n)
-            for k in range(n):
-                wide[k] = (<const unsigned short*>data)[k]
-            words = _count(pattern, <const uint32_t*>wide.data(), n, False)
-    return words
+    return _scan_str(pattern, text, NULL)
