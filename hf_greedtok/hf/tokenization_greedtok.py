@@ -38,7 +38,8 @@ from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
 from hf_greedtok.pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
-from hf_greedtok.trainers import GreedTokTrainer, singleton_alphabet
+from hf_greedtok.trainers import singleton_alphabet
+from hf_greedtok.trainers.recorded import recorded_trainer
 from hf_greedtok.word_counts import count_words
 
 
@@ -349,7 +350,10 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                                 length: Optional[int] = None, new_special_tokens=None,
                                 special_tokens_map: Optional[dict[str, str]] = None,
                                 **kwargs: Any) -> "GreedTokTokenizerFast":
-        """Train GreedTok on new text with this tokenizer's pipeline, special tokens and mode.
+        """Train a tokenizer of this one's kind on new text, with its pipeline, special tokens, mode and
+        training settings (:func:`hf_greedtok.trainers.recorded.recorded_trainer`): a superword
+        tokenizer is retrained by :class:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer`
+        with its curriculum, a word-level one by GreedTok with its longest token and frequency floor.
 
         Args:
             text_iterator: texts, or batches (lists) of texts, as for other fast tokenizers.
@@ -359,8 +363,9 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             length: ignored (progress is shown by the word counter).
             new_special_tokens: extra special tokens for the new tokenizer.
             special_tokens_map: renames {old special token: new one}.
-            **kwargs: GreedTokTrainer options (``max_token_length``, ``min_frequency``,
-                ``show_progress``, ``num_proc``).
+            **kwargs: trainer options that replace the recorded ones (``max_token_length``,
+                ``min_frequency``, ``show_progress``; superwords: ``word_tokens``, ...), and
+                ``num_proc``, the counting processes.
 
         Raises:
             ValueError: ``vocab_size`` leaves no room for learned tokens; an empty,
@@ -384,8 +389,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         if k < 1:
             raise ValueError(f"vocab_size {vocab_size} leaves no learned tokens: {len(specials)} special "
                              f"tokens and {fixed} singletons already take {len(specials) + fixed}")
-        trainer = GreedTokTrainer(k, special_tokens=specials, pre_tokenizer=old.pre_tokenizer,
-                                  normalizer=old.normalizer, show_progress=show, **kwargs)
+        trainer = recorded_trainer(old, k, special_tokens=specials, show_progress=show, **kwargs)
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()
                 if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder",

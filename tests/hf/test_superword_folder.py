@@ -80,3 +80,29 @@ def test_word_ids_count_chunks_and_split_words_stay_apart(folder, trained):
     # each given word is encoded alone, so no token crosses them
     assert split["input_ids"] == [i for w in words for i in trained.encode(w, mode="optimal")]
     assert split.word_ids() == [k for k, w in enumerate(words) for _ in trained.encode(w, mode="optimal")]
+
+
+def test_train_new_from_iterator_retrains_superwords_with_the_folder_s_curriculum(tmp_path):
+    """A superword folder retrained on new text is the superword trainer's tokenizer at the new
+    size (stage 1, the floor, the curriculum), not word-level GreedTok on the chunks; t given at
+    training keeps its share of k, and digits in chunks stay in chunks."""
+    from transformers import AutoTokenizer
+
+    lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()
+    old_text, new_text = lines[:6000], lines[6000:12000]
+    trained = GreedTokSuperwordTrainer(1200, word_tokens=400, min_frequency=8, digits_in_chunks=True,
+                                       show_progress=False).train_from_iterator(old_text)
+    GreedTokTokenizerFast.from_greedtok(trained, mode="optimal").save_pretrained(tmp_path / "sw")
+    hf = AutoTokenizer.from_pretrained(str(tmp_path / "sw"))
+    new = hf.train_new_from_iterator([new_text[i:i + 500] for i in range(0, len(new_text), 500)], vocab_size=856)
+    direct = GreedTokSuperwordTrainer(600, word_tokens=200, min_frequency=8, digits_in_chunks=True,
+                                      show_progress=False).train_from_iterator(new_text)
+    assert list(new.greedtok.model.ranked_tokens) == list(direct.model.ranked_tokens)
+    assert new.greedtok.training_info["curriculum"] == direct.training_info["curriculum"]
+    assert new.greedtok.pre_tokenizer == ByteLevel("superwords-digits") and len(new) == 856
+    # GreedTok on the chunks alone, what this call trained before, ends 282 of its tokens in a space here
+    assert sum(t.endswith(b" ") for t in new.greedtok.model.ranked_tokens) < 10
+    # options given to the call replace the recorded ones
+    other = hf.train_new_from_iterator(new_text, vocab_size=856, word_tokens=0, min_frequency=4)
+    assert other.greedtok.training_info["curriculum"]["word_tokens"] == 0
+    assert other.greedtok.training_info["min_frequency"] == 4

@@ -213,6 +213,17 @@ def test_train_new_from_iterator(tok, texts):
         tok.train_new_from_iterator(batches, vocab_size=200)
 
 
+def test_train_new_from_iterator_keeps_the_recorded_training_settings(texts):
+    """Longest token, frequency floor and pinned tokens of the first training carry over."""
+    old = GreedTokTrainer(400, max_token_length=6, min_frequency=3, pinned_tokens=[" zebra"],
+                          show_progress=False).train_from_iterator(texts["en"][:500])
+    new = GreedTokTokenizerFast.from_greedtok(old).train_new_from_iterator(texts["en"][500:1500], vocab_size=856)
+    direct = GreedTokTrainer(600, max_token_length=6, min_frequency=3, pinned_tokens=[" zebra"],
+                             show_progress=False).train_from_iterator(texts["en"][500:1500])
+    assert list(new.greedtok.model.ranked_tokens) == list(direct.model.ranked_tokens)
+    assert new.greedtok.model.ranked_tokens[0] == b" zebra" and max(map(len, direct.model.ranked_tokens)) <= 6
+
+
 # ---------------------------------------------------------------------- 3. saving and loading
 
 def test_save_pretrained_and_autotokenizer(tok, tmp_path, texts):

@@ -224,3 +224,66 @@ def test_the_first_t_of_a_word_level_run_to_k_are_a_run_to_t():
     short, long = (GreedTokTrainer(k, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
                                    num_threads=2).train_from_counts(counts) for k in (700, 2500))
     assert long.model.ranked_tokens[:700] == short.model.ranked_tokens
+
+
+def _same_training(resumed, direct):
+    """Two tokenizers a superword trainer made are the same: ranking, gains, curriculum, objective."""
+    assert list(resumed.model.ranked_tokens) == list(direct.model.ranked_tokens)
+    assert resumed.model.gains == direct.model.gains
+    for key in ("curriculum", "objective_tokens", "pinned_tokens", "k_learned"):
+        assert resumed.training_info[key] == direct.training_info[key], key
+
+
+@pytest.mark.parametrize("word_tokens", [None, 300])
+def test_continue_training_on_several_scripts_equals_training_to_the_new_size(word_tokens):
+    """English + Hindi + Chinese: the other-script tokens are those of a word-level run to k, so
+    going from 1,000 to 2,000 runs both stages again, with the default t of 2,000 (500) when t
+    was not given."""
+    train, _ = _mixed_lines()
+    trainer = GreedTokSuperwordTrainer(1000, word_tokens=word_tokens, show_progress=False)
+    first = trainer.train_from_iterator(train)
+    assert first.training_info["curriculum"]["other_script_rule"]
+    resumed = trainer.continue_training(2000)
+    direct = GreedTokSuperwordTrainer(2000, word_tokens=word_tokens, show_progress=False).train_from_iterator(train)
+    _same_training(resumed, direct)
+    assert resumed.training_info["curriculum"]["word_tokens"] == (500 if word_tokens is None else 300)
+    assert resumed.training_info["curriculum"]["other_script_tokens"] > \
+        first.training_info["curriculum"]["other_script_tokens"]
+
+
+def test_continue_training_with_a_given_t_on_one_script_resumes_stage_two(english_text):
+    """One script and t given: stage 1's pins do not depend on k, so stage 2 resumes (its first
+    ranks unchanged, the same core) and ends where a direct run ends."""
+    lines = english_text.splitlines()
+    trainer = GreedTokSuperwordTrainer(800, word_tokens=200, show_progress=False)
+    first = trainer.train_from_iterator(lines)
+    core = trainer.core
+    resumed = trainer.continue_training(1600)
+    assert trainer.core is core
+    assert list(resumed.model.ranked_tokens[:800]) == list(first.model.ranked_tokens)
+    _same_training(resumed, GreedTokSuperwordTrainer(1600, word_tokens=200, show_progress=False)
+                   .train_from_iterator(lines))
+    with pytest.raises(ValueError, match="below"):
+        trainer.continue_training(100)
+    with pytest.raises(RuntimeError, match="previous train"):
+        GreedTokSuperwordTrainer(10).continue_training(20)
+
+
+def test_continue_training_with_the_default_t_trains_again(english_text):
+    lines = english_text.splitlines()[:3000]
+    trainer = GreedTokSuperwordTrainer(400, show_progress=False)
+    trainer.train_from_iterator(lines)
+    core = trainer.core
+    resumed = trainer.continue_training(1000)
+    assert trainer.core is not core and resumed.training_info["curriculum"]["word_tokens"] == 250
+    _same_training(resumed, GreedTokSuperwordTrainer(1000, show_progress=False).train_from_iterator(lines))
+
+
+def test_train_from_dataset_trains_superwords_as_train_from_iterator(english_text):
+    from datasets import Dataset
+
+    lines = english_text.splitlines()[:2000]
+    trainer = GreedTokSuperwordTrainer(500, show_progress=False)
+    from_ds = trainer.train_from_dataset(Dataset.from_dict({"text": lines}), "text", num_proc=1)
+    _same_training(from_ds, GreedTokSuperwordTrainer(500, show_progress=False).train_from_iterator(lines))
+    assert from_ds.training_info["curriculum"]["word_tokens"] == 125
