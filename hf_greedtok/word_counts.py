@@ -36,7 +36,8 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import is_parquet_table, iter_count_tables, table_place  # noqa: F401
+from .formats.count_table import (check_table_split, is_parquet_table, iter_count_tables,  # noqa: F401
+                                  table_place, table_split)
 from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, iter_utf8_lines,  # noqa: F401
                               text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
@@ -286,19 +287,27 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     as " word", as words appear inside running text. A table is TSV or parquet (``word``,
     ``count`` columns), read by :func:`hf_greedtok.formats.count_table.iter_count_tables`. A word listed twice in one table is an error;
     a word in several tables adds its counts, as do different entries that pre-tokenize to the
-    same word.
+    same word. A table that records its split (``hf-greedtok count`` writes one) holds words as
+    ``pre_tokenizer`` makes them: it is refused if the split is another, and its entries are
+    read as written, whatever ``prefix_space`` says.
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
-            or row given), or a word too long.
+            or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`),
+            or a word too long.
         ImportError: a parquet table without pyarrow.
     """
+    for p in paths:     # before any reading: a table of another split is refused at once
+        check_table_split(p, pre_tokenizer)
     counts: dict[str, int] = {}
     get = counts.get
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
+    table, prefix = None, prefix_space
     for p, line, word, count in iter_count_tables(paths):
-        for piece in split(normalizer(word) if normalizer else word, prefix_space):
+        if p != table:
+            table, prefix = p, prefix_space and table_split(p) is None
+        for piece in split(normalizer(word) if normalizer else word, prefix):
             if len(piece) > short:
                 check_word_length(piece, pre_tokenizer, *table_place(p, line))
             counts[piece] = get(piece, 0) + count

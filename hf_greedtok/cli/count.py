@@ -1,5 +1,5 @@
 """``hf-greedtok count``: a corpus's words counted into a table (TSV or parquet) that
-``train --counts --no-prefix-space`` reads, in this process pool or on Ray."""
+``train --counts`` reads, in this process pool or on Ray; the table records the split that made it."""
 from __future__ import annotations
 
 import argparse
@@ -9,8 +9,8 @@ from ..defaults import ENCODING_ERRORS
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, superword_split
 from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
 
-HELP = ("count a corpus's words into a table that `train --counts --no-prefix-space` reads (TSV) or parquet, "
-        "in this process pool or on Ray")
+HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
+        "pool or on Ray")
 
 
 def add_arguments(n: argparse.ArgumentParser) -> None:
@@ -18,7 +18,8 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="UTF-8 text files (counted line by line), .jsonl or .parquet documents, or globs")
     n.add_argument("--output", "-o", type=local_path, required=True,
-                   help="the table: word<TAB>count (.tsv, default) or .parquet (word, count columns)")
+                   help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split "
+                        "that made its words, and train refuses it with another")
     n.add_argument("--units", choices=UNITS, default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from ..normalizers import normalizer_from_name
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
+    from ..word_counts import check_learnable
     from .inputs import check_pattern, check_uri_inputs
 
     kinds = resolve_inputs(args.inputs)
@@ -79,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
                                      show_progress=not args.quiet)
     else:
         wc = _count_here(args, kinds, counting_pre, counting_norm)
+    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
     summary = write_count_table(wc, out, counting_pre)
     omitted = ""
     if summary.omitted_words:
@@ -97,6 +100,9 @@ def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:
 
     if out.is_dir():
         raise OutputError(out, "is a folder; give the table's file name")
+    if out.suffix not in (".tsv", ".parquet"):
+        raise OutputError(out, "a count table is .tsv (word<TAB>count) or .parquet (word, count columns); "
+                               f"give one of those suffixes, not {out.suffix or 'none'!r}")
     if out.exists() and not overwrite:
         raise OutputError(out, "exists (pass --overwrite to replace it)")
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):

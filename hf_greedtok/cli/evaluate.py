@@ -43,8 +43,10 @@ def run(args: argparse.Namespace) -> int:
     byte-level BPE tokenizer.json) on the inputs (one JSON object with ``--json``); returns 0.
     Raises GreedTokFileError for a damaged folder or file, CorpusError for unreadable inputs."""
     from ..indic.lookup import MorphLookup
+    from .inputs import check_counts_options
     from .loading import is_vocabulary_file, refuse_pattern_for_folder
 
+    check_counts_options(args)
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary

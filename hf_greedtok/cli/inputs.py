@@ -25,6 +25,13 @@ def check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
         check_uri(uri)
 
 
+def check_counts_options(args: argparse.Namespace) -> None:
+    """ValueError for --no-prefix-space without --counts: it says how to read table entries, and
+    text has none (a silent no-op would hide a forgotten --counts)."""
+    if args.no_prefix_space and not args.counts:
+        raise ValueError("--no-prefix-space says how count-table entries are read; it needs --counts")
+
+
 def check_pattern(pattern: Optional[str], units: str) -> None:
     """A split pattern is given only for byte-level units (train and count alike)."""
     if pattern is not None and units != "bytes":
@@ -34,6 +41,7 @@ def check_pattern(pattern: Optional[str], units: str) -> None:
 def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
     """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
     (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
+    check_counts_options(args)
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
                       num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
     check_learnable(wc, pre, ", ".join(map(str, inputs)))

@@ -97,7 +97,8 @@ def add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None
                                                          "(word, count columns), each word once per table")
     p.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
     p.add_argument("--no-prefix-space", action="store_true",
-                   help="with --counts: do not read table words as following a space")
+                   help="with --counts: do not read table words as following a space (tables `count` wrote "
+                        "record their split and are read as written anyway)")
     p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
     p.add_argument("--num-proc", type=positive_int, default=None,
                    help="processes for word counting (default: all cores)")

@@ -96,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
     inputs (``cli.main`` prints them in one line, exit 2)."""
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
-    from .inputs import check_uri_inputs
+    from .inputs import check_counts_options, check_uri_inputs
     from .output import refuse_existing, write_output
 
     out: Path = args.output
     refuse_existing(args, TOKENIZER)
     check_uri_inputs(args.inputs, args.engine)
+    check_counts_options(args)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -334,4 +335,25 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dic
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
+    if args.counts and args.superwords:
+        _check_chunk_table(args, wc)
     return wc
+
+
+def _check_chunk_table(args: argparse.Namespace, wc: dict) -> None:
+    """CorpusError when --superwords reads tables that record no split (older ones, or written by
+    hand) and none of whose entries holds two words with letters: a word table, whose "superwords"
+    would all be words (tables that record theirs were checked on reading)."""
+    import regex
+
+    from ..formats.count_table import table_split
+    from ..pre_tokenizers import ByteLevel
+
+    if any(table_split(t) is not None for t in args.inputs):
+        return
+    words = ByteLevel(args.pattern or DEFAULT_SPLIT).pre_tokenize
+    letter = regex.compile(r"\p{L}").search
+    if not any(sum(1 for w in words(chunk) if letter(w)) > 1 for chunk in wc):
+        raise CorpusError(", ".join(map(str, args.inputs)), None,
+                          "--superwords: no entry holds two words, so no token could span words; this is a "
+                          "word table: count the text with `hf-greedtok count --superwords`")

@@ -20,6 +20,14 @@ counted (a Metaspace word with its leading "▁"); ``train --counts --no-prefix-
 back word for word (:func:`iter_count_tables`), as do
 ``ray.data.read_parquet`` and pyarrow.
 
+A table records the split that made its words (the counting pre-tokenizer's ``table_split``:
+"gpt4-marks", "superwords", "metaspace-marks", ...): in a TSV, a first line
+``# hf-greedtok count table {"split": "superwords"}`` (it holds no tab, so no reader can take it
+for an entry), in parquet, the schema metadata key ``hf_greedtok``. Readers refuse a table whose
+split is not the reading pre-tokenizer's (:func:`check_table_split`) and read its entries as
+written (no prefix space); a table without the record (written before, or by hand) is read as
+before.
+
 Rows are sorted by descending count, then by word (code point order), so identical counts give
 byte-identical files. Both writers write a temporary file beside the target and rename it into
 place (:func:`hf_greedtok.atomic.atomic_write`): a killed run leaves no partial table under the
@@ -32,12 +40,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
+import json
+
 from ..atomic import atomic_write
 from ..errors import CorpusError
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
 
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
+#: How a TSV table's first line, its record, begins; the JSON object after it holds "split".
+TSV_HEADER = "# hf-greedtok count table "
+#: The parquet schema metadata key of a table's record (the same JSON object).
+PARQUET_KEY = b"hf_greedtok"
 
 
 @dataclass(frozen=True)
@@ -86,8 +100,8 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
     Args:
         counts: {word: count >= 1}, words as the counters give them (pre-tokenized).
         path: the table file; its folder is created.
-        pre_tokenizer: the counting pre-tokenizer (TSV only; required there): each entry is
-            checked to read back as its word.
+        pre_tokenizer: the counting pre-tokenizer (required for TSV): its ``table_split`` is
+            recorded in the table, and each TSV entry is checked to read back as its word.
 
     Returns:
         TableSummary; for TSV, the words left out (see the module docstring).
@@ -100,6 +114,7 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
     target = Path(path)
     items = sorted_items(counts)
     total = sum(c for _, c in items)
+    record = None if pre_tokenizer is None else json.dumps({"split": pre_tokenizer.table_split})
     if _format(target, format) == "parquet":
         try:
             import pyarrow as pa
@@ -107,12 +122,13 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
         except ImportError:
             raise ImportError("writing parquet count tables needs pyarrow: pip install 'hf-greedtok[ray]'") from None
         table = pa.table({"word": pa.array([w for w, _ in items], pa.string()),
-                          "count": pa.array([c for _, c in items], pa.int64())})
+                          "count": pa.array([c for _, c in items], pa.int64())},
+                         metadata=None if record is None else {PARQUET_KEY: record.encode()})
         atomic_write(target, lambda fd, tmp: pq.write_table(table, tmp))
         return TableSummary(target, len(items), total)
     if pre_tokenizer is None:
         raise ValueError("a TSV count table needs the counting pre_tokenizer (to check each entry reads back)")
-    lines, omitted, omitted_occ = [], 0, 0
+    lines, omitted, omitted_occ = [TSV_HEADER + record + "\n"], 0, 0
     for word, count in items:
         form = table_form(word, pre_tokenizer)
         if form is None:
@@ -121,7 +137,7 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
         else:
             lines.append(f"{form}\t{count}\n")
     atomic_write(target, "".join(lines))
-    return TableSummary(target, len(lines), total - omitted_occ, omitted, omitted_occ)
+    return TableSummary(target, len(lines) - 1, total - omitted_occ, omitted, omitted_occ)
 
 
 # ---------------------------------------------------------------------- reading
@@ -144,6 +160,78 @@ def is_parquet_table(path: Union[str, os.PathLike]) -> bool:
             return f.read(4) == _PARQUET_MAGIC
     except OSError:
         return False           # missing or unreadable: the reader names the problem
+
+
+def table_split(path: Union[str, os.PathLike]) -> Optional[str]:
+    """The split a count table records (see the module docstring), or None for a table without
+    the record (written before tables had one, or by hand).
+
+    Raises:
+        CorpusError: the record is there but is not a JSON object with a string "split".
+        ImportError: a parquet table without pyarrow.
+    """
+    p = local_path(path)
+    if is_parquet_table(p):
+        pq = _pyarrow_parquet(p)
+        import pyarrow as pa
+        try:
+            metadata = pq.read_schema(p).metadata or {}
+        except (pa.ArrowException, OSError):     # the row reader names the problem
+            return None
+        record = metadata.get(PARQUET_KEY)
+        return None if record is None else _record_split(str(p), None, record.decode("utf-8", "replace"))
+    try:
+        with open(p, encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        return None                # missing or unreadable: the row reader names the problem
+    first = first.lstrip("\ufeff").rstrip("\r\n")
+    if not first.startswith(TSV_HEADER) or "\t" in first:
+        return None
+    return _record_split(str(p), 1, first[len(TSV_HEADER):])
+
+
+def _record_split(source: str, line: Optional[int], text: str) -> str:
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("split"), str):
+        raise CorpusError(source, line, f"a count table record that is not {{\"split\": NAME}}: {text[:80]!r}")
+    return record["split"]
+
+
+def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any) -> Optional[str]:
+    """The split ``path`` records, refused unless it is ``pre_tokenizer``'s (the words a tokenizer
+    trains on must be the words its pre-tokenizer makes: a word table gives a superword trainer
+    no chunk of several words, a chunk table without digits gives ``superwords-digits`` none).
+
+    Returns:
+        The recorded split, or None for a table without the record.
+
+    Raises:
+        CorpusError: another split, named with the ``hf-greedtok count`` flags of both.
+    """
+    recorded = table_split(path)
+    expected = pre_tokenizer.table_split
+    if recorded is not None and recorded != expected:
+        raise CorpusError(str(path), None, f"counted with {count_flags(recorded)}, but this run splits text "
+                                           f"with {count_flags(expected)}: count the text again with those "
+                                           "flags, or train with the table's")
+    return recorded
+
+
+def count_flags(split: str) -> str:
+    """The ``hf-greedtok count`` (and ``train``) flags that give a table's split: "--superwords",
+    "--superwords --digits-in-chunks", "--units marks", "--pattern gpt2"."""
+    if split == "superwords":
+        return "--superwords"
+    if split == "superwords-digits":
+        return "--superwords --digits-in-chunks"
+    if split.startswith("metaspace"):
+        units = split.removeprefix("metaspace").removeprefix("-").split("+")[0] or "chars"
+        return f"--units {units}" + (" and a lookup" if split.endswith("+lookup") else "")
+    return f"--pattern {split}"
 
 
 def table_place(path: Union[str, os.PathLike], n: int) -> tuple[str, Optional[int]]:
@@ -206,8 +294,8 @@ def _tsv_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
     for line, text in iter_utf8_lines(p):
         row = text.rstrip("\r\n").split("\t")
         if len(row) != 2:
-            if row == [""]:
-                continue                # a blank line
+            if row == [""] or (line == 1 and row[0].startswith(TSV_HEADER)):
+                continue                # a blank line, or the table's record
             raise CorpusError(source, line, f"expected 'word<TAB>count', found {len(row)} "
                                             "tab-separated fields")
         word, count_text = row
@@ -223,12 +311,8 @@ def _tsv_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
 def _parquet_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
     """(row from 1, word, count) of a parquet count table, read in batches (bounded memory)."""
     check_input_file(p)
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportError(f"{p}: reading a parquet count table needs pyarrow: pip install "
-                          "'hf-greedtok[ray]'") from None
+    pq = _pyarrow_parquet(p)
+    import pyarrow as pa
     source = str(p)
     try:
         table = pq.ParquetFile(p)
@@ -272,6 +356,16 @@ def _parquet_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
             _check_entry(f"{source}, row {k}", None, word, count)
             yield k, word, count
         row += batch.num_rows
+
+
+def _pyarrow_parquet(p: Path):
+    """``pyarrow.parquet``; ImportError naming the table without pyarrow."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(f"{p}: reading a parquet count table needs pyarrow: pip install "
+                          "'hf-greedtok[ray]'") from None
+    return pq
 
 
 def _value_type(arrow_type):

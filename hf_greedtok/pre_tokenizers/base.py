@@ -101,6 +101,12 @@ class PreTokenizer(abc.ABC):
         """How reports name this pre-tokenizer (e.g. "byte level, split GPT-4 regex")."""
         return type(self).__name__
 
+    @property
+    def table_split(self) -> str:
+        """The split a count table of this pre-tokenizer's words records
+        (:mod:`hf_greedtok.formats.count_table`): its kind by default."""
+        return self.kind
+
     # ------------------------------------------------------------------ decoding
 
     def token_decoder(self, special_tokens: Sequence[str] = ()) -> Optional["MetaspaceDecoder"]:

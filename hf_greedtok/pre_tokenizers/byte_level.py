@@ -12,7 +12,7 @@ from .._pretokenize import split as native_split
 from ..errors import InvalidSpec
 from ..normalizers import replace_surrogates
 from .base import PreTokenizer
-from .patterns import GPT4_PATTERN, find_split, native_id, resolve_pattern, split_label
+from .patterns import GPT4_PATTERN, find_split, native_id, resolve_pattern, split_label, split_name
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,6 +73,11 @@ class ByteLevel(PreTokenizer):
     def label(self) -> str:
         """"byte level, split GPT-4 regex" (the split's label, or the pattern itself)."""
         return f"byte level, split {split_label(self.pattern)}"
+
+    @property
+    def table_split(self) -> str:
+        """The split's name ("gpt4-marks", "superwords"), or the pattern itself for one we do not ship."""
+        return split_name(self.pattern) or self.pattern
 
     def pre_tokenize(self, text: str) -> list[str]:
         """Words of ``text``; their concatenation is ``text`` (every character is matched).

@@ -98,6 +98,12 @@ class Metaspace(PreTokenizer):
     def str_to_token(text: str) -> str:
         return text
 
+    @property
+    def table_split(self) -> str:
+        """"metaspace", "metaspace-marks" or "metaspace-vowels" (the units), "+lookup" with a lookup."""
+        units = "" if self.units == "chars" else f"-{self.units}"
+        return f"metaspace{units}{'+lookup' if self.lookup is not None else ''}"
+
     def token_decoder(self, special_tokens: Sequence[str] = ()) -> MetaspaceDecoder:
         """:class:`~hf_greedtok.decoders.MetaspaceDecoder`: "▁" back to spaces, dropping the one
         prepended to the text and after each of ``special_tokens``."""

@@ -148,3 +148,77 @@ def test_compare_and_hierarchical_read_parquet_tables(tmp_path, capsys):
     assert main(["hierarchical", *map(str, halves), "--counts", "--no-prefix-space", "-k", "50", "-o", str(out),
                  "--quiet"]) == 0
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["candidates_hierarchical"] > 0
+
+
+# ---------------------------------------------------------------------- the split a table records
+
+def test_a_table_records_its_split_and_train_reads_it_as_written(tmp_path, capsys):
+    """``count`` records the split (a TSV's first line, parquet's schema metadata); a recorded
+    table's entries are read as written, so ``--no-prefix-space`` is no longer needed to train
+    from it what the text trains."""
+    text = corpus("en_brown.txt")
+    tsv, parquet = tmp_path / "c.tsv", tmp_path / "c.parquet"
+    _count(text, tsv, "--pattern", "whitespace", capsys=capsys)
+    _count(text, parquet, "--superwords", capsys=capsys)
+    assert tsv.read_text(encoding="utf-8").splitlines()[0] == '# hf-greedtok count table {"split": "whitespace"}'
+    assert pq.read_schema(parquet).metadata[b"hf_greedtok"] == b'{"split": "superwords"}'
+    assert (count_table.table_split(tsv), count_table.table_split(parquet)) == ("whitespace", "superwords")
+    models = []
+    for argv in ([str(tsv), "--counts"], [str(tsv), "--counts", "--no-prefix-space"], [str(text)]):
+        out = tmp_path / f"tok{len(models)}"
+        assert main(["train", *argv, "--pattern", "whitespace", "-k", "500", "-o", str(out), "--quiet"]) == 0
+        models.append(_model(out)[0])
+    assert models[0] == models[1] == models[2]
+    # the record is not an entry: the reader sees the same words with and without it
+    entries = list(iter_count_tables([tsv]))
+    assert entries[0][1] == 2 and sum(c for *_, c in entries) > 900_000
+
+
+@pytest.mark.parametrize("counted, flags, message", [
+    ([], ["--superwords"], "counted with --pattern gpt4-marks, but this run splits text with --superwords"),
+    (["--superwords"], ["--superwords", "--digits-in-chunks"],
+     "counted with --superwords, but this run splits text with --superwords --digits-in-chunks"),
+    (["--superwords"], [], "counted with --superwords, but this run splits text with --pattern gpt4-marks"),
+    (["--pattern", "gpt2"], ["--pattern", "gpt4"], "counted with --pattern gpt2, but this run splits text with "
+                                                   "--pattern gpt4"),
+    (["--units", "marks"], ["--units", "chars"], "counted with --units marks, but this run splits text with "
+                                                 "--units chars"),
+])
+@pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
+def test_train_refuses_a_table_of_another_split(counted, flags, message, suffix, tmp_path, capsys):
+    table = tmp_path / f"c{suffix}"
+    _count(corpus("hi_devdas.txt"), table, *counted, capsys=capsys)
+    out = tmp_path / "tok"
+    assert main(["train", str(table), "--counts", *flags, "-k", "300", "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hf-greedtok train: error: {table}: {message}: count the text again with those flags, or " \
+                  "train with the table's\n"
+    assert not out.exists() and list(tmp_path.iterdir()) == [table]
+
+
+def test_tables_without_the_record_are_read_as_before(tmp_path):
+    """A table written by an earlier release (or by hand) has no record: its entries follow a
+    space unless prefix_space is off, and no split is checked."""
+    old = tmp_path / "old.tsv"
+    old.write_text("the\t5\nof the\t2\n", encoding="utf-8")
+    assert count_table.table_split(old) is None
+    assert read_count_tables([old], ByteLevel("superwords")) == {" the": 5, " of the": 2}
+    assert read_count_tables([old], ByteLevel("superwords"), prefix_space=False) == {"the": 5, "of the": 2}
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("# hf-greedtok count table {split}\nthe\t5\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad.tsv, line 1: a count table record that is not"):
+        read_count_tables([bad], ByteLevel())
+
+
+def test_superwords_refuse_a_word_table_without_the_record(tmp_path, capsys):
+    """An older word table has no record; --superwords still refuses it: none of its entries
+    holds two words, so no token could span words (a chunk table without the record trains)."""
+    words, chunks = tmp_path / "w.tsv", tmp_path / "ch.tsv"
+    _count(corpus("en_brown.txt"), words, capsys=capsys)
+    _count(corpus("en_brown.txt"), chunks, "--superwords", capsys=capsys)
+    for table in (words, chunks):        # as an earlier release wrote them
+        table.write_text(table.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    argv = ["--counts", "--no-prefix-space", "--superwords", "-k", "300", "--quiet"]
+    assert main(["train", str(words), *argv, "-o", str(tmp_path / "a")]) == 2
+    assert "no entry holds two words, so no token could span words; this is a word table" in capsys.readouterr().err
+    assert main(["train", str(chunks), *argv, "-o", str(tmp_path / "b")]) == 0

@@ -36,6 +36,7 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.pre_tokenizers": ["ByteLevel", "Metaspace", "PreTokenizer", "replace_surrogates"],
     "hf_greedtok.special_tokens": ["check_special_tokens", "counting_pipeline"],
     "hf_greedtok.trainers": ["GreedTokTrainer", "singleton_alphabet"],
+    "hf_greedtok.trainers.recorded": ["recorded_trainer"],
     "hf_greedtok.word_counts": ["count_words"],
     "hf_greedtok.atomic": ["atomic_write_text"],
     "hf_greedtok.errors": ["GreedTokFileError"],
