@@ -60,7 +60,7 @@ def main() -> None:
     from hf_greedtok.hf.folder_encoder import FolderEncoder
     encoder = FolderEncoder.from_tokenizer(tok, attention_mask=True)
     started = time.perf_counter()
-    arrow = ds.with_format("arrow").map(encoder.map_batch, batched=True, num_proc=2,
+    arrow = ds.with_format("arrow").map(encoder.map_batch, batched=True, with_indices=True, num_proc=2,
                                         remove_columns=["text"]).with_format(None)
     took = time.perf_counter() - started
     same = arrow["input_ids"] == ds.map(lambda b: tok(b["text"]), batched=True)["input_ids"]

@@ -280,7 +280,7 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
                       normalizer: Optional[UnicodeNormalizer] = None, *,
-                      prefix_space: bool = True) -> Counter:
+                      prefix_space: bool = True, max_count: Optional[int] = None) -> Counter:
     """Read ``word<TAB>count`` tables (UTF-8, one entry per line, blank lines skipped).
 
     Each word is normalized and pre-tokenized; with ``prefix_space`` (byte level) it is read
@@ -289,12 +289,13 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     a word in several tables adds its counts, as do different entries that pre-tokenize to the
     same word. A table that records its split (``hf-greedtok count`` writes one) holds words as
     ``pre_tokenizer`` makes them: it is refused if the split is another, and its entries are
-    read as written, whatever ``prefix_space`` says.
+    read as written, whatever ``prefix_space`` says. ``max_count``: the largest count a word may
+    reach (the GreedTok trainer's is 2**63-1); counts are Python ints of any size without it.
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
             or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`),
-            or a word too long.
+            a word too long, or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
     for p in paths:     # before any reading: a table of another split is refused at once
@@ -310,17 +311,27 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
         for piece in split(normalizer(word) if normalizer else word, prefix):
             if len(piece) > short:
                 check_word_length(piece, pre_tokenizer, *table_place(p, line))
-            counts[piece] = get(piece, 0) + count
+            total = counts[piece] = get(piece, 0) + count
+            if max_count is not None and total > max_count:
+                raise CorpusError(*table_place(p, line), _count_too_large(piece, count, total, max_count))
     return Counter(counts)
+
+
+def _count_too_large(word: str, count: int, total: int, max_count: int) -> str:
+    bound = "2**63-1" if max_count == 2**63 - 1 else f"{max_count:,}"
+    if total == count:
+        return f"word {word!r} has count {count}, above {bound}, the largest count the trainer can hold"
+    return (f"word {word!r} reaches count {total} here ({count} in this entry, the rest in earlier ones), above "
+            f"{bound}, the largest count the trainer can hold")
 
 
 def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
                  normalizer: Optional[UnicodeNormalizer] = None, *, counts: bool = False,
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
-                 show_progress: bool = True) -> Counter:
+                 show_progress: bool = True, max_count: Optional[int] = None) -> Counter:
     """{word: count} of text files (:func:`count_words_in_files`) or, with ``counts``, of
-    ``word<TAB>count`` tables (:func:`read_count_tables`); errors as there."""
+    ``word<TAB>count`` tables (:func:`read_count_tables`, with ``max_count``); errors as there."""
     if counts:
-        return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space)
+        return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count)
     return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
                                 num_proc=num_proc, show_progress=show_progress)

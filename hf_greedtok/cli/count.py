@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, superword_split
-from .options import NORMALIZERS, UNITS, add_engine_options, local_path, positive_int
+from .options import NORMALIZERS, UNITS, add_engine_options, local_path, workers_int
 
 HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
         "pool or on Ray")
@@ -38,7 +38,7 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
     n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
     add_engine_options(n, "count", "counting")
-    n.add_argument("--num-proc", type=positive_int, default=None,
+    n.add_argument("--num-proc", type=workers_int, default=None,
                    help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
     n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
     n.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")

@@ -42,7 +42,10 @@ def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
     """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
     (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
     check_counts_options(args)
+    from ..trainers import INT64_MAX
+
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
-                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+                      num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
+                      max_count=INT64_MAX)
     check_learnable(wc, pre, ", ".join(map(str, inputs)))
     return wc

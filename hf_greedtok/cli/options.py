@@ -5,6 +5,7 @@ every parser without loading the trainer, the encoders or transformers."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Optional
 
@@ -24,15 +25,78 @@ TOKENIZER_OR_VOCABULARY = "a folder `train` writes, a .tiktoken file or a byte-l
 TIKTOKEN_PATTERN = "split of a .tiktoken file that is not one of OpenAI's"
 
 
-def above_one(text: str) -> float:
-    """argparse type: a finite number > 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 1 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number above 1, got {text}")
-    return value
+#: The largest vocabulary: HF tokenizers' ids are u32 (also --vocab-size, --word-tokens).
+MAX_IDS = 2**32
+#: The largest count or frequency the trainer holds (int64).
+MAX_COUNT = 2**63 - 1
+#: The most threads or processes a flag may ask for; more than any machine here has cores, and
+#: a process pool of millions would exhaust the system before it failed.
+MAX_WORKERS = 1024
+#: The trainer's longest word and candidate, in singletons (positions are uint16).
+MAX_UNITS = 65535
+
+
+def bounded_int(low: int, high: int, why: str = ""):
+    """An argparse type: an integer in ``low..high`` (ASCII digits, optional sign), refused at
+    parse time with one line naming the range (and ``why`` the bound is there), so no value
+    can overflow a C type later.
+
+    Example:
+        >>> bounded_int(1, 10)("3")
+        3
+    """
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be <= {high:,}{why}, got {text}")
+        return value
+    parse.__name__ = f"integer in {low}..{high}"
+    return parse
+
+
+def bounded_float(low: float, high: float, *, low_open: bool = True):
+    """An argparse type: a finite number above ``low`` (or at least ``low`` when not
+    ``low_open``) and below ``high``; nan and infinities refused."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        above = value > low if low_open else value >= low
+        if not (above and value < high and math.isfinite(value)):
+            bound = f"above {low:g}" if low_open else f"at least {low:g}"
+            upper = "" if high == math.inf else f" and below {high:g}"
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}{upper}, got {text}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+#: argparse type: a finite number > 1.
+above_one = bounded_float(1, math.inf)
+#: argparse type: a number strictly between 0 and 1.
+open_fraction = bounded_float(0, 1)
+#: argparse type: a finite number > 0.
+positive_float = bounded_float(0, math.inf)
+#: argparse types of the vocabulary sizes (k, total): 1 .. 2**32 ids.
+vocab_int = bounded_int(1, MAX_IDS, " (a vocabulary's ids are u32)")
+#: argparse type: threads and processes, 1 .. MAX_WORKERS.
+workers_int = bounded_int(1, MAX_WORKERS)
+#: argparse type: a count or frequency, 0 .. 2**63-1.
+count_int = bounded_int(0, MAX_COUNT, " (the trainer's counts are int64)")
+#: argparse type: --word-tokens, 0 .. 2**32.
+word_tokens_int = bounded_int(0, MAX_IDS, " (a vocabulary's ids are u32)")
+#: argparse type: --max-token-length, 2 .. 65535 singletons.
+token_length_int = bounded_int(2, MAX_UNITS, " (the trainer's positions in a word are uint16)")
+#: argparse type: --max-retries, 0 .. 1000.
+retries_int = bounded_int(0, 1000)
+#: argparse type: items per batch and similar sizes, 1 .. 2**31-1.
+size_int = bounded_int(1, 2**31 - 1)
 
 
 def local_path(text: str) -> Path:
@@ -45,38 +109,6 @@ def local_path(text: str) -> Path:
     return Path(text)
 
 
-def nonnegative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    return positive_int(text, 0)
-
-
-def positive_int(text: str, minimum: int = 1) -> int:
-    """argparse type: an integer >= 1 (>= ``minimum``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-    return value
-
-
-def open_fraction(text: str) -> float:
-    """argparse type: a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    return positive_int(text, 0)
-
-
 def add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_help: Optional[str] = None) -> None:
     """--engine and --ray-address of the commands that can run on Ray."""
     p.add_argument("--engine", choices=ENGINES, default="local",
@@ -85,7 +117,7 @@ def add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_
                    help=f"with --engine ray: 'auto', HOST:PORT or ray://HOST:PORT joins a running cluster for "
                         f"the {work} (refused at once if nothing answers there); default: start a new local one "
                         "(--num-proc CPUs), whatever RAY_ADDRESS says")
-    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
+    p.add_argument("--max-retries", type=retries_int, default=DEFAULT_MAX_RETRIES,
                    help="with --engine ray: reruns of a task whose worker process or node died (killed, out of "
                         "memory, crashed, lost) before the run fails with exit status 1 (default %(default)s)")
 
@@ -95,12 +127,12 @@ def add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None
     p.add_argument("--output", "-o", type=local_path, required=True, help="directory to create")
     p.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
                                                          "(word, count columns), each word once per table")
-    p.add_argument("--max-token-length", type=int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
+    p.add_argument("--max-token-length", type=token_length_int, default=DEFAULT_MAX_TOKEN_LENGTH, help=max_length_help)
     p.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space (tables `count` wrote "
                         "record their split and are read as written anyway)")
     p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
-    p.add_argument("--num-proc", type=positive_int, default=None,
+    p.add_argument("--num-proc", type=workers_int, default=None,
                    help="processes for word counting (default: all cores)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace --output if it exists (only a folder this command wrote; the old one is "

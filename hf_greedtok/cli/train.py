@@ -9,8 +9,8 @@ from typing import Optional
 from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from ..errors import CorpusError
-from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, local_path,
-                      nonnegative_int, positive_int)
+from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, count_int,
+                      local_path, vocab_int, word_tokens_int, workers_int)
 
 HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory"
 
@@ -20,10 +20,10 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
     t.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="UTF-8 text files (or count tables, TSV or .parquet, with --counts)")
     size = t.add_mutually_exclusive_group(required=True)
-    size.add_argument("--vocab-size", "-k", type=int,
+    size.add_argument("--vocab-size", "-k", type=vocab_int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
                            "singletons, unit merges, byte fallback and special tokens)")
-    size.add_argument("--total-vocab-size", type=int, help="the final vocabulary size instead (every id)")
+    size.add_argument("--total-vocab-size", type=vocab_int, help="the final vocabulary size instead (every id)")
     t.add_argument("--algorithm", choices=["greedtok", "bpe", "cbpe"], default="greedtok",
                    help="greedtok (partition cover), bpe (HF tokenizers' BPE) or cbpe (MorphTok's constrained BPE)")
     _add_pipeline_options(t)
@@ -43,7 +43,7 @@ def _add_pipeline_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
                    help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
     t.add_argument("--lookup-language", help="with a CSV lookup: keep only rows of this language")
-    t.add_argument("--min-frequency", type=int, default=None,
+    t.add_argument("--min-frequency", type=count_int, default=None,
                    help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
     t.add_argument("--pre-tokenizer", default=None, choices=["byte-level", "metaspace"],
                    help="same as --units bytes / --units chars")
@@ -76,7 +76,7 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                    help="GreedTok, byte level: choose the tokens among those of HF BPE trained on the same words "
                         "at F x the total vocabulary (1.75: fewer tokens on text of other domains, several times "
                         "the training time; see README)")
-    t.add_argument("--num-threads", type=positive_int, default=None,
+    t.add_argument("--num-threads", type=workers_int, default=None,
                    help="GreedTok trainer threads (default: all cores); the result does not depend on it")
     t.add_argument("--superwords", action="store_true",
                    help="GreedTok, byte level: tokens may span words (word-level GreedTok to --word-tokens tokens "
@@ -85,7 +85,7 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: digits join the chunks (split superwords-digits), so tokens may span "
                         "numbers and words; fewer tokens, but numbers are no longer cut in groups of 3 (see README)")
-    t.add_argument("--word-tokens", type=nonnegative_int, default=None, metavar="T",
+    t.add_argument("--word-tokens", type=word_tokens_int, default=None, metavar="T",
                    help="with --superwords: tokens of the word-level stage (default: a quarter of the learned "
                         "tokens); 0 trains on the chunks from scratch")
 
@@ -241,7 +241,8 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
     if args.superwords:
         from ..trainers.superwords import GreedTokSuperwordTrainer
 
-        floor = {} if args.min_frequency is None else {"min_frequency": args.min_frequency}
+        # a floor of 0 is no floor, as 1 is: every candidate occurs at least once
+        floor = {} if args.min_frequency is None else {"min_frequency": max(args.min_frequency, 1)}
         _check_word_tokens(args.word_tokens, k)
         return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
                                         digits_in_chunks=args.digits_in_chunks, **floor, **common)
@@ -320,6 +321,7 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dic
     ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
     equal to counting here word for word)."""
     from ..special_tokens import counting_pipeline
+    from ..trainers import INT64_MAX
     from ..word_counts import check_learnable, count_corpus
 
     if args.engine == "ray":
@@ -333,7 +335,8 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dic
     else:
         wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                          prefix_space=not args.no_prefix_space, show_progress=not args.quiet)
+                          prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
+                          max_count=INT64_MAX if args.algorithm == "greedtok" else None)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
     if args.counts and args.superwords:
         _check_chunk_table(args, wc)

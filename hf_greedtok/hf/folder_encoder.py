@@ -162,20 +162,39 @@ class FolderEncoder:
         self.tokenizer = tokenizer if self._native is None else None
         return self
 
-    def map_batch(self, batch: "pa.Table", column: str = "text") -> "pa.Table":
+    def map_batch(self, batch: "pa.Table", indices: Optional[Sequence[int]] = None, *,
+                  column: str = "text") -> "pa.Table":
         """``Dataset.map`` on Arrow batches: the ids of ``batch[column]`` as :meth:`encode_table`
         gives them, with no Python object per token (one str per text).
 
         Example (the rows equal ``ds.map(lambda b: tok(b["text"]), batched=True)``'s)::
 
             encoder = FolderEncoder("my-tokenizer", attention_mask=True)
-            ids = ds.with_format("arrow").map(encoder.map_batch, batched=True,
+            ids = ds.with_format("arrow").map(encoder.map_batch, batched=True, with_indices=True,
                                               remove_columns=ds.column_names).with_format(None)
 
+        Args:
+            batch: the batch, a pyarrow Table (``with_format("arrow")``).
+            indices: the dataset rows of the batch's rows, which ``Dataset.map`` passes with
+                ``with_indices=True``; an error then names the dataset's row, not the batch's.
+            column: the text column.
+
         Raises:
-            KeyError: no such column. TypeError: a value that is not a string (a null).
+            KeyError: no such column. TypeError: a column of another type than strings, or a
+                null, named by its row.
         """
-        return self.encode_table(batch.column(column).to_pylist())
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        values = batch.column(column)
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            raise TypeError(f"column {column!r} is {values.type}, expected strings")
+        if values.null_count:
+            k = int(pc.index(values.is_null(), True).as_py())
+            where = (f"dataset row {indices[k]}" if indices is not None
+                     else f"row {k} of this batch (Dataset.map(..., with_indices=True) names the dataset's row)")
+            raise TypeError(f"column {column!r}, {where}: null (None), expected str")
+        return self.encode_table(values.to_pylist())
 
     @property
     def native(self) -> bool:

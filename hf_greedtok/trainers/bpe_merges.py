@@ -55,7 +55,10 @@ def train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: Sequence[str
     Args:
         symbol_words: (word as symbols, count) pairs.
         alphabet: every unit; ``symbol[u]`` is its one character.
-        target: BpeTrainer's ``vocab_size``: the alphabet plus the merges to learn.
+        target: the alphabet plus the merges to learn. BpeTrainer reserves memory in
+            proportion to the ``vocab_size`` it is given (2**32 ids abort the process), so it is
+            given at most the alphabet plus :func:`merge_bound` of the words: the same merges as
+            any larger target, since BPE cannot merge more often.
         min_frequency: a pair must occur this often to be merged.
 
     Returns:
@@ -65,6 +68,7 @@ def train_merges(symbol_words: Iterator[tuple[str, int]], alphabet: Sequence[str
     from tokenizers import models, pre_tokenizers, trainers
     back = {s: u for u, s in symbol.items()}
     words = list(symbol_words)
+    target = min(target, len(alphabet) + merge_bound(len(w) for w, _ in words))
 
     def texts() -> Iterator[str]:
         # BpeTrainer counts words itself; repeat each one (in bounded chunks) to give its count.

@@ -291,3 +291,32 @@ def test_console_errors_are_one_line_without_traceback(argv, expected, tmp_path)
     assert "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1 and expected in result.stderr, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_table_count_past_int64_names_its_table_and_line(tmp_path, capsys):
+    table = tmp_path / "t.tsv"
+    table.write_text("the\t5\nof the\t99999999999999999999999\n", encoding="utf-8")
+    err = run(["train", table, "--counts", "-k", "5", "-o", tmp_path / "tok", "--quiet"], capsys)
+    assert err.startswith(f"hf-greedtok train: error: {table}, line 2: word ' of' has count 99999999999999999999999, "
+                          "above 2**63-1")
+    more = tmp_path / "u.tsv"
+    more.write_text(f"the\t{2**63 - 10}\n", encoding="utf-8")
+    err = run(["train", tmp_path / "t.tsv", more, "--counts", "-k", "5", "-o", tmp_path / "tok", "--quiet"], capsys)
+    assert f"{table}, line 2:" in err        # the first entry past the bound, here the same line
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "{text}", "-o", "{tmp}/t.csv"], "--output {tmp}/t.csv: a count table is .tsv"),
+    (["count", "{empty}", "-o", "{tmp}/t.tsv"], "{empty}: empty corpus"),
+    (["train", "{text}", "-k", "5", "--no-prefix-space", "-o", "{tmp}/tok"], "--no-prefix-space says how count-table"),
+    (["evaluate", "{tmp}", "{text}", "--no-prefix-space"], "--no-prefix-space says how count-table"),
+])
+def test_options_that_would_pass_silently_are_refused(argv, message, small_corpus, tmp_path, capsys):
+    empty = small_corpus.parent / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    names = {"text": small_corpus, "empty": empty, "tmp": out}
+    err = run([a.format(**names) for a in argv + ["--quiet"]], capsys)
+    assert message.format(**names) in err
+    assert list(out.iterdir()) == []

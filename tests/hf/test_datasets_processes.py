@@ -172,10 +172,27 @@ def test_the_arrow_recipe_writes_the_table_the_tokenizer_map_writes(saved, lines
     assert want.features["input_ids"].feature.dtype == "int32" and want[0]["input_ids"][-1] == tok.eos_token_id
     for encoder in (FolderEncoder(saved, attention_mask=True), FolderEncoder.from_tokenizer(tok, attention_mask=True)):
         assert encoder.native
-        got = ds.with_format("arrow").map(encoder.map_batch, batched=True, remove_columns=["text"],
-                                          num_proc=num_proc).with_format(None)
+        got = ds.with_format("arrow").map(encoder.map_batch, batched=True, with_indices=num_proc == 2,
+                                          remove_columns=["text"], num_proc=num_proc).with_format(None)
         assert got.features == want.features
         assert got.data.table.equals(want.data.table)
+
+
+def test_the_arrow_recipe_names_a_null_by_its_dataset_row(saved):
+    """With ``with_indices=True`` the row is the dataset's (1500), not the batch's (500)."""
+    from hf_greedtok.hf.folder_encoder import FolderEncoder
+
+    rows = ["a text"] * 2000
+    rows[1500] = None
+    ds = datasets.Dataset.from_dict({"text": rows}).with_format("arrow")
+    encoder = FolderEncoder(saved)
+    with pytest.raises(TypeError, match=r"^column 'text', dataset row 1500: null \(None\), expected str$"):
+        ds.map(encoder.map_batch, batched=True, with_indices=True, remove_columns=["text"])
+    with pytest.raises(TypeError, match=r"^column 'text', row 500 of this batch \(Dataset.map\(\.\.\., with_indices=True\)"):
+        ds.map(encoder.map_batch, batched=True, remove_columns=["text"])
+    numbers = datasets.Dataset.from_dict({"text": [1, 2]}).with_format("arrow")
+    with pytest.raises(TypeError, match="column 'text' is int64, expected strings"):
+        numbers.map(encoder.map_batch, batched=True, remove_columns=["text"])
 
 
 def test_a_tokenizer_the_native_path_cannot_run_is_encoded_by_its_own_batch_call(lines):

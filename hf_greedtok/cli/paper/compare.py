@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from ...errors import CorpusError
-from ..options import add_corpus_options, local_path, open_fraction, positive_int
+from ..options import add_corpus_options, local_path, open_fraction, positive_float, vocab_int, workers_int
 
 HELP = ("GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 and Figure 3), as Markdown, JSON "
         "and PNG plots")
@@ -18,10 +18,10 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     """compare's arguments, in the order ``--help`` lists them."""
     m.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with "
                                                               "--counts), combined into one corpus")
-    m.add_argument("--vocab-sizes", "-k", type=int, nargs="+", required=True, metavar="K",
+    m.add_argument("--vocab-sizes", "-k", type=vocab_int, nargs="+", required=True, metavar="K",
                    help="k values reported (learned tokens = BPE merges; both vocabularies are 256 + k); "
                         "curves cover every k up to the largest")
-    m.add_argument("--targets", type=float, nargs="+", metavar="T",
+    m.add_argument("--targets", type=positive_float, nargs="+", metavar="T",
                    help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
                         "both algorithms reach)")
     m.add_argument("--pattern", choices=SPLIT_NAMES, default=DEFAULT_SPLIT,
@@ -29,7 +29,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
                         "(the paper's space-delimited words); every tokenizer compared uses it, except where a "
                         "report row names another")
     m.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
-    m.add_argument("--num-threads", type=positive_int, default=1, help="encoder threads for the TSR measurements")
+    m.add_argument("--num-threads", type=workers_int, default=1, help="encoder threads for the TSR measurements")
     m.add_argument("--eval", type=local_path, nargs="+", default=[], metavar="FILE",
                    help="UTF-8 text never trained on: every tokenizer, trained at total vocabulary 256 + the "
                         "largest K, is measured on it line by line (out of sample) and on the training text")

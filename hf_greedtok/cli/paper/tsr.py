@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..options import local_path, positive_int
+from ..options import local_path, size_int
 
 HELP = ("token-saving ratio of optimal segmentation and the tokenization tax per language, for any vocabulary "
         "(report.md, report.json, plots)")
@@ -28,7 +28,7 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("--pattern", default=None,
                    help="split of a .tiktoken file that is not one of OpenAI's (gpt4, gpt2, o200k or a regex); "
                         "OpenAI's files are recognised by checksum")
-    r.add_argument("--min-strings", type=positive_int, default=300,
+    r.add_argument("--min-strings", type=size_int, default=300,
                    help="leave out languages with fewer strings (default %(default)s)")
     r.add_argument("--no-plots", action="store_true", help="skip the plots (no matplotlib needed)")
     r.add_argument("--overwrite", action="store_true", help="replace --output (only a report hf-greedtok tsr wrote)")
