@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     atomically; returns 0. Every input is checked before counting starts (CorpusError: missing
     file or unmatched glob; OutputError: an existing output without ``--overwrite``, or an
     output that is an input)."""
+    from ..errors import OutputError
     from ..formats.sources import resolve_inputs
     from ..formats.count_table import write_count_table
     from ..normalizers import normalizer_from_name
@@ -69,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
         if args.pattern not in (None, chunks.name):
             raise ValueError(f"--superwords counts chunks of the {chunks.name} split, not --pattern {args.pattern}")
         args.pattern = chunks.name
+        if out.suffix == ".tsv":
+            raise OutputError(out, "a TSV entry cannot hold a line end, and superword chunks keep theirs (the "
+                                   "last chunk of every line would be left out): write a .parquet table")
     check_pattern(args.pattern, args.units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)

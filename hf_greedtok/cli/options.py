@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -46,16 +47,17 @@ def bounded_int(low: int, high: int, why: str = ""):
         3
     """
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        # int() would also take " 7", "1_000" and other scripts' digits
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer (ASCII digits, an optional sign)")
+        value = int(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
         if value > high:
             raise argparse.ArgumentTypeError(f"must be <= {high:,}{why}, got {text}")
         return value
     parse.__name__ = f"integer in {low}..{high}"
+    parse.bounds = (low, high)
     return parse
 
 
@@ -74,6 +76,7 @@ def bounded_float(low: float, high: float, *, low_open: bool = True):
             raise argparse.ArgumentTypeError(f"must be a finite number {bound}{upper}, got {text}")
         return value
     parse.__name__ = "number"
+    parse.bounds = (low, high)
     return parse
 
 

@@ -186,6 +186,8 @@ def test_a_table_records_its_split_and_train_reads_it_as_written(tmp_path, capsy
 ])
 @pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
 def test_train_refuses_a_table_of_another_split(counted, flags, message, suffix, tmp_path, capsys):
+    if "--superwords" in counted:
+        suffix = ".parquet"          # count refuses a TSV of chunks (their line ends)
     table = tmp_path / f"c{suffix}"
     _count(corpus("hi_devdas.txt"), table, *counted, capsys=capsys)
     out = tmp_path / "tok"
@@ -210,14 +212,22 @@ def test_tables_without_the_record_are_read_as_before(tmp_path):
         read_count_tables([bad], ByteLevel())
 
 
+def test_count_refuses_a_tsv_of_superword_chunks(tmp_path, capsys):
+    """The last chunk of every line keeps its line end, which a TSV entry cannot hold."""
+    assert main(["count", str(corpus("en_brown.txt")), "--superwords", "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 2
+    assert "superword chunks keep theirs" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
+
+
 def test_superwords_refuse_a_word_table_without_the_record(tmp_path, capsys):
     """An older word table has no record; --superwords still refuses it: none of its entries
     holds two words, so no token could span words (a chunk table without the record trains)."""
-    words, chunks = tmp_path / "w.tsv", tmp_path / "ch.tsv"
+    words, chunks = tmp_path / "w.tsv", tmp_path / "ch.parquet"
     _count(corpus("en_brown.txt"), words, capsys=capsys)
     _count(corpus("en_brown.txt"), chunks, "--superwords", capsys=capsys)
-    for table in (words, chunks):        # as an earlier release wrote them
-        table.write_text(table.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    # as an earlier release wrote them: no first line, no schema metadata
+    words.write_text(words.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    pq.write_table(pq.read_table(chunks).replace_schema_metadata(None), chunks)
+    assert count_table.table_split(words) is None and count_table.table_split(chunks) is None
     argv = ["--counts", "--no-prefix-space", "--superwords", "-k", "300", "--quiet"]
     assert main(["train", str(words), *argv, "-o", str(tmp_path / "a")]) == 2
     assert "no entry holds two words, so no token could span words; this is a word table" in capsys.readouterr().err
