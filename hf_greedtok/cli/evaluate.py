@@ -87,8 +87,10 @@ def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], HFTokenizer]:
 
 def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, inputs: Sequence[str],
              gold: Optional[MorphLookup]) -> dict:
-    """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``), then
-    the backend's text metrics (with boundary scores against ``gold``)."""
+    """evaluate's metrics of ``inputs``: GreedTok's word-count metrics (if ``greedtok``; per word
+    for a superword folder too, its chunk figures beside), then the backend's text metrics (with
+    boundary scores against ``gold``). ValueError: a superword folder whose recorded word split
+    is a chunk split."""
     from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
     from ..special_tokens import counting_pipeline
     from ..word_counts import count_corpus

@@ -203,7 +203,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     took = trainer.timings
     return write, (f"learned {info['k_learned']} tokens{stop}; final vocab size {info['final_vocab_size']} "
                     f"(with singletons and {len(specials)} special tokens); "
-                    f"{_training_tokens_per_word(tok, wc, info['tokens_per_word'], args.num_threads)}; "
+                    f"{_training_tokens_per_word(tok, wc, info, args.num_threads)}; "
                     f"trained in {took['train_seconds']:.2f} s (setup {took['setup_seconds']:.2f} s)")
 
 
@@ -266,20 +266,30 @@ def _learned_tokens(args: argparse.Namespace, pre, wc: dict, specials: list[str]
     return k
 
 
-def _training_tokens_per_word(tok, wc, cover_per_word: float, num_threads: Optional[int]) -> str:
+def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -> str:
     """Tokens per word of the encoder ``tok`` saves (its mode) on the training words ``wc``,
-    exactly: the native encoder on the counted words, count-weighted. Cover's number
-    (``cover_per_word``, the trainer's objective per word, which cover encoding reproduces) is
-    shown beside optimal's, which never exceeds it."""
+    exactly: the native encoder on the counted words, count-weighted. Cover's number (from
+    ``info``, the trainer's objective, which cover encoding reproduces) is shown beside
+    optimal's, which never exceeds it.
+
+    For a superword tokenizer ``wc`` holds chunks: the number is still per word (the words of
+    its word-level stage, ``info["words"]``), so that it compares with a word-level folder's,
+    and tokens per chunk follow it."""
     from .._threads import available_cores
     from ..experiments.evaluation import total_tokens
 
     counts = [int(c) for c in wc.values()]
     tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
     split = find_split(getattr(tok.pre_tokenizer, "pattern", ""))
-    word = "chunk" if split is not None and split.spans_words else "word"
-    shown = f"{tokens / sum(counts):.4f} tokens per {word} on the training {word}s ({tok.mode}, the saved encoder"
-    return shown + (f"; cover {cover_per_word:.4f})" if tok.mode != "cover" else ")")
+    chunks = sum(counts)
+    superwords = split is not None and split.spans_words
+    words = info["words"] if superwords else chunks
+    cover = info["objective_tokens"]
+    shown = f"{tokens / words:.4f} tokens per word on the training words ({tok.mode}, the saved encoder"
+    shown += f"; cover {cover / words:.4f})" if tok.mode != "cover" else ")"
+    if superwords:
+        shown += f", {tokens / chunks:.4f} per chunk ({chunks:,} chunks of {words:,} words)"
+    return shown
 
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):

@@ -11,7 +11,10 @@ Lim, Choo & Lauw, "A partition cover approach to tokenization" (2025):
 
 Setting (the paper's): byte singletons, so GreedTok(k) and BPE(k) both have 256 + k ids; BPE
 is ``tokenizers``' Rust ``BpeTrainer`` over the very same pre-tokenized words and counts.
-"Words" are the pre-tokenized words W (count-weighted), as in the paper.
+"Words" are the pre-tokenized words W (count-weighted), as in the paper. With a chunk split
+(``superwords``: pre-tokens that span words) both train on the chunks, and tokens per word
+still divide by words, those of the default split in the chunks, with the chunks counted beside
+them, so that the numbers compare with a word-level run's.
 
 Every curve is exact at every k from 0 to k_max, from single training runs:
 
@@ -45,9 +48,9 @@ from ..defaults import DEFAULT_MAX_TOKEN_LENGTH
 from ..trainers.cbpe import CBPETrainer
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
-from ..pre_tokenizers.patterns import GPT4
+from ..pre_tokenizers.patterns import GPT4, find_split
 from ..trainers import GreedTokTrainer, GreedWMCTrainer
-from .evaluation import total_tokens
+from .evaluation import chunk_word_split, chunk_words, total_tokens
 
 if TYPE_CHECKING:
     from .heldout import HeldOutComparison
@@ -65,7 +68,8 @@ class Comparison:
     """Result of :func:`compare_word_counts`; all counts are count-weighted over words W.
 
     Attributes:
-        corpus: {"source", "words", "distinct_words", "singletons"} (singletons = bytes).
+        corpus: {"source", "words", "distinct_words", "singletons"} (singletons = bytes); with a
+            chunk split also "chunks", "distinct_chunks" and "word_split" (:func:`corpus_words`).
         k: int64[k_max + 1], 0..k_max.
         tokens_greedtok, tokens_bpe: int64[k_max + 1], total tokens of GreedTok(k) / BPE(k).
         covered_greedtok, covered_wmc: int64[k_max + 1], the objective (covered gaps).
@@ -136,11 +140,19 @@ class Comparison:
     def to_markdown(self) -> str:
         """The report: corpus, Table 3, the k grid, and the paper's claims checked."""
         c, s = self.corpus, self.summary
+        if "chunks" in c:
+            counted = (f"{c['words']:,} words ({c['distinct_words']:,} distinct) in {c['chunks']:,} chunks "
+                       f"({c['distinct_chunks']:,} distinct)")
+            per_word = (f"Tokens per word = tokens / words (count-weighted; the {c['word_split']} split of the "
+                        f"chunks, as a word-level run counts them); tokens per chunk = tokens / {c['chunks']:,}.")
+        else:
+            counted = f"{c['words']:,} words ({c['distinct_words']:,} distinct)"
+            per_word = "Tokens per word = tokens / pre-tokenized words (count-weighted)."
         lines = [
             f"# GreedTok vs BPE vs GreedWMC on {c['source']}", "",
-            f"{c['words']:,} words ({c['distinct_words']:,} distinct), {c['singletons']:,} bytes; "
+            f"{counted}, {c['singletons']:,} bytes; "
             f"byte singletons, pre-tokenizer {self.settings['pre_tokenizer']}; GreedTok(k) and BPE(k) "
-            f"both have 256 + k ids. Tokens per word = tokens / pre-tokenized words (count-weighted).", "",
+            f"both have 256 + k ids. {per_word}", "",
             "## Table 3 (paper Section 5.2)", "",
             "| tokens per word target | k_g (GreedTok) | k_b (BPE) | k_b - k_g | k_g / k_b | BPE(k_g) tokens per word "
             "| GreedTok(k_g) / BPE(k_g) |",
@@ -219,7 +231,8 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
     k_max = sizes[-1]
     pre = ByteLevel(pattern)
     words = list(word_counts)
-    n_words = sum(word_counts.values())      # exact; the trainers refuse counts their 64 bits cannot hold
+    counted = corpus_words(word_counts, pattern)
+    n_words = counted["words"]
     timings = {}
 
     started = time.perf_counter()
@@ -280,7 +293,7 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
         targets = default_targets(tokens_g / n_words, tokens_b / n_words)
     table = table3(tokens_g / n_words, tokens_b / n_words, targets)
     result = Comparison(
-        corpus={"source": source, "words": n_words, "distinct_words": len(words), "singletons": singletons},
+        corpus={"source": source, **counted, "singletons": singletons},
         k=np.arange(k_max + 1), tokens_greedtok=tokens_g, tokens_bpe=tokens_b,
         covered_greedtok=covered_g, covered_wmc=covered_w, grid=grid, table=table, summary={},
         settings={"vocab_sizes": sizes, "k_max": k_max, "pre_tokenizer": f"ByteLevel({pattern!r})",
@@ -305,7 +318,8 @@ def heldout_grid(result: Comparison, texts: Sequence[tuple[str, Mapping[str, int
     Returns:
         One dict per (text, k): ``words``, ``tokens_greedtok``, ``tokens_bpe``,
         ``tokens_per_word_greedtok``, ``tokens_per_word_bpe``, ``tpw_ratio`` (GreedTok / BPE),
-        ``tokens_optimal_greedtok`` and ``tsr_greedtok`` (1 - optimal / cover).
+        ``tokens_optimal_greedtok`` and ``tsr_greedtok`` (1 - optimal / cover); with a chunk
+        split, ``words`` counts words as :func:`corpus_words` does and ``chunks`` follows it.
 
     Raises:
         ValueError: a text without words.
@@ -318,7 +332,9 @@ def heldout_grid(result: Comparison, texts: Sequence[tuple[str, Mapping[str, int
             raise ValueError(f"{name}: no words")
         words = list(word_counts)
         counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
-        n_words = int(counts.sum())
+        counted = corpus_words(word_counts, pre.pattern)
+        n_words = counted["words"]
+        chunks = {"chunks": counted["chunks"]} if "chunks" in counted else {}
         word_bytes = [pre.word_units(w) for w in words]
         symbol_words = [ByteLevel.token_to_str(w) for w in word_bytes]
         for k in result.settings["vocab_sizes"]:
@@ -326,11 +342,29 @@ def heldout_grid(result: Comparison, texts: Sequence[tuple[str, Mapping[str, int
             cover = total_tokens(gt_k, word_bytes, counts, "cover", num_threads)
             optimal = total_tokens(gt_k, word_bytes, counts, "optimal", num_threads)
             bpe = _bpe_total(merges[:k], symbol_words, counts)
-            rows.append({"text": name, "k": k, "words": n_words, "tokens_greedtok": cover, "tokens_bpe": bpe,
-                         "tokens_per_word_greedtok": cover / n_words, "tokens_per_word_bpe": bpe / n_words,
+            rows.append({"text": name, "k": k, "words": n_words, **chunks, "tokens_greedtok": cover,
+                         "tokens_bpe": bpe, "tokens_per_word_greedtok": cover / n_words,
+                         "tokens_per_word_bpe": bpe / n_words,
                          "tpw_ratio": cover / bpe, "tokens_optimal_greedtok": optimal,
                          "tsr_greedtok": 1 - optimal / cover})
     return rows
+
+
+def corpus_words(word_counts: Mapping[str, int], pattern: str) -> dict:
+    """{"words", "distinct_words"} of a table pre-tokenized with ``ByteLevel(pattern)``
+    (count-weighted total, exact). When ``pattern`` is a chunk split (its matches span words),
+    the words are those of the default split in the chunks (:func:`chunk_words`), followed by
+    "chunks", "distinct_chunks" and "word_split" (the split's name): tokens per word then mean
+    what they mean for a word-level table."""
+    split = find_split(pattern)
+    if split is None or not split.spans_words:
+        # exact; the trainers refuse counts their 64 bits cannot hold
+        return {"words": sum(word_counts.values()), "distinct_words": len(word_counts)}
+    word_split = chunk_word_split()
+    in_words = chunk_words(word_counts, word_split)
+    return {"words": sum(in_words.values()), "distinct_words": len(in_words),
+            "chunks": sum(word_counts.values()), "distinct_chunks": len(word_counts),
+            "word_split": find_split(word_split.pattern).name}
 
 
 # ---------------------------------------------------------------- BPE's exact curve

@@ -1,7 +1,10 @@
 """Evaluation of a tokenizer on a corpus.
 
 * :func:`evaluate_word_counts`: GreedTok's compression metrics on pre-tokenized words with
-  counts (for byte level they include their leading space), counted as in training.
+  counts (for byte level they include their leading space), counted as in training. For a
+  superword tokenizer (its split's matches span words: chunks) the figures stay per word, the
+  words of its word split (:func:`chunk_word_split`), with the chunk figures beside them, so
+  that tokens per word compares with a word-level tokenizer's.
 * :func:`evaluate_texts`: metrics of any HF backend (GreedTok, BPE, CBPE, with or without a
   morphology lookup) on running text or word tables: fertility, continued words, mark-initial
   tokens, Rényi efficiency (:mod:`hf_greedtok.experiments.metrics`), and boundary precision/recall/F1
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections import Counter
 from typing import Iterator, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -22,6 +26,8 @@ from ..formats.count_table import iter_count_tables
 from ..formats.sources import iter_text_lines
 from ..indic.lookup import MorphLookup
 from ..models import GreedTokModel
+from ..pre_tokenizers import ByteLevel
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, find_split
 from .metrics import BoundaryScores, TokenizationStats, token_boundaries
 
 _BATCH = 2048
@@ -56,6 +62,60 @@ def weighted_sum(values: np.ndarray, counts: Union[np.ndarray, Sequence[int]]) -
     return sum(map(operator.mul, values.tolist(), (counts.tolist() if isinstance(counts, np.ndarray) else counts)))
 
 
+def chunk_word_split(word_pattern: Optional[str] = None) -> ByteLevel:
+    """The word split that cuts superword chunks into the words per-word figures count.
+
+    Args:
+        word_pattern: a split name or regex, as recorded by a superword trainer
+            (``training_info["curriculum"]["word_pattern"]``, the split of its word-level stage);
+            None (no curriculum recorded) gives the default split, :data:`DEFAULT_SPLIT`, the
+            words a word-level ``hf-greedtok train`` counts.
+
+    Raises:
+        ValueError: ``word_pattern`` is itself a chunk split (its matches span words).
+    """
+    pattern = DEFAULT_SPLIT if word_pattern is None else word_pattern
+    split = find_split(pattern)
+    if split is not None and split.spans_words:
+        raise ValueError(f"the word split of a superword tokenizer cannot be the chunk split {split.name!r}")
+    return ByteLevel(pattern)
+
+
+def superword_word_split(tok: Tokenizer) -> Optional[ByteLevel]:
+    """For a superword tokenizer (its pre-tokenizer's split spans words: ``superwords``,
+    ``superwords-digits``), the word split of its chunks (:func:`chunk_word_split` of the
+    curriculum's ``word_pattern``, or the default without one); None for any other tokenizer,
+    whose pre-tokens are its words.
+
+    Raises:
+        ValueError: the recorded word split is a chunk split.
+    """
+    split = find_split(getattr(tok.pre_tokenizer, "pattern", None) or "")
+    if split is None or not split.spans_words:
+        return None
+    curriculum = tok.training_info.get("curriculum") or {}
+    return chunk_word_split(curriculum.get("word_pattern"))
+
+
+def chunk_words(chunk_counts: Mapping[str, int], word_split: ByteLevel) -> Counter:
+    """{word: count}: the words ``word_split`` gives on each chunk's text, each weighted by the
+    chunk's count (a chunk seen 3 times adds 3 to each of its words). Counts are Python ints.
+
+    These are the words stage 1 of superword training counts. For the GPT-4 and o200k splits
+    they are the words of the text itself but in rare cases at a chunk's edge (see
+    :meth:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer.word_counts`); gpt2 and
+    whitespace words can cross a chunk's edge (" 12", "said...") and are cut there: on
+    examples/data/devils_dictionary.txt 0.07% and 0.99% more words than on the text.
+    """
+    words: Counter = Counter()
+    split = word_split.pre_tokenize
+    for chunk, count in chunk_counts.items():
+        count = int(count)
+        for word in split(chunk):
+            words[word] += count
+    return words
+
+
 def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
     """Tokens per word, characters per token, and the token-saving ratio of ``optimal``.
 
@@ -66,25 +126,54 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
     (the optimal-segmentation paper's TSR) and ``vocab_size``. Totals are exact Python ints
     whatever the counts (nothing wraps at 2**63); the ratios are their correctly rounded quotients.
 
+    For a superword tokenizer (:func:`superword_word_split` is not None) ``word_counts`` holds
+    chunks, and ``words``, ``distinct_words`` and the tokens per word count the words of its
+    word split in them (:func:`chunk_words`), as a word-level tokenizer's would; ``chunks``,
+    ``distinct_chunks``, ``tokens_per_chunk`` and ``tokens_per_chunk_optimal`` follow their
+    word counterparts, and ``word_split`` names the split (its regex if it has no name). A
+    word-level tokenizer's dict has none of these five keys.
+
     Raises:
-        ValueError: empty corpus.
+        ValueError: empty corpus, or a superword tokenizer whose recorded word split is a chunk split.
     """
     if not word_counts:
         raise ValueError("cannot evaluate on an empty corpus")
+    word_split = superword_word_split(tok)
     words = list(word_counts)
     counts = [int(c) for c in word_counts.values()]    # Python ints: totals are exact at any size
     per_mode = {mode: total_tokens(tok, words, counts, mode, num_threads) for mode in ("cover", "optimal")}
     n_words = sum(counts)
     chars = weighted_sum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts)
     cover, optimal = per_mode["cover"], per_mode["optimal"]
+    if word_split is None:
+        return {
+            "words": n_words,
+            "distinct_words": len(words),
+            "characters": chars,
+            "tokens_cover": cover,
+            "tokens_optimal": optimal,
+            "tokens_per_word": cover / n_words,
+            "tokens_per_word_optimal": optimal / n_words,
+            "chars_per_token": chars / cover,
+            "token_saving_ratio": 1.0 - optimal / cover,
+            "vocab_size": tok.vocab_size,
+        }
+    in_words = chunk_words(word_counts, word_split)
+    n_chunks, n_words = n_words, sum(in_words.values())
+    split = find_split(word_split.pattern)
     return {
         "words": n_words,
-        "distinct_words": len(words),
+        "distinct_words": len(in_words),
+        "chunks": n_chunks,
+        "distinct_chunks": len(words),
+        "word_split": word_split.pattern if split is None else split.name,
         "characters": chars,
         "tokens_cover": cover,
         "tokens_optimal": optimal,
         "tokens_per_word": cover / n_words,
         "tokens_per_word_optimal": optimal / n_words,
+        "tokens_per_chunk": cover / n_chunks,
+        "tokens_per_chunk_optimal": optimal / n_chunks,
         "chars_per_token": chars / cover,
         "token_saving_ratio": 1.0 - optimal / cover,
         "vocab_size": tok.vocab_size,

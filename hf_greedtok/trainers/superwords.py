@@ -150,6 +150,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         # kept for continue_training, which may have to run both stages again
         self._chunk_counts, self._source = word_counts, source
         words = self.word_counts(word_counts)
+        self._word_totals = (sum(words.values()), len(words))      # for training_info's per-word figures
         scripts = letter_scripts(words)
         dominant = most_letters(scripts)
         keep_others = self.keep_other_scripts and len(scripts) > 1
@@ -206,8 +207,21 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         return self._fit(self._chunk_counts, self._source)
 
     def _tokenizer(self) -> Tokenizer:
+        """As :class:`GreedTokTrainer`'s, with the curriculum in ``training_info``, and its
+        figures per word: ``words``, ``distinct_words`` and ``tokens_per_word`` count the words of
+        ``word_pattern`` in the chunks (those of stage 1, comparable with a word-level
+        tokenizer's), ``chunks``, ``distinct_chunks`` and ``tokens_per_chunk`` the chunks stage
+        2's objective is over. Folders saved before issue 40 hold chunk figures under ``words``
+        and ``tokens_per_word`` (``training_info`` is informative only; nothing reads them back)."""
         tok = super()._tokenizer()
-        tok.training_info["curriculum"] = dict(self._curriculum)
+        info = tok.training_info
+        words, distinct_words = self._word_totals
+        chunks = info["words"]
+        info.update(words=words, distinct_words=distinct_words, chunks=chunks, distinct_chunks=info["distinct_words"])
+        if "tokens_per_word" in info:
+            info["tokens_per_word"] = info["objective_tokens"] / max(1, words)
+            info["tokens_per_chunk"] = info["objective_tokens"] / max(1, chunks)
+        info["curriculum"] = dict(self._curriculum)
         return tok
 
     @staticmethod
