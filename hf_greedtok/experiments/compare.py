@@ -50,7 +50,8 @@ from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..pre_tokenizers.patterns import GPT4, find_split
 from ..trainers import GreedTokTrainer, GreedWMCTrainer
-from .evaluation import chunk_word_split, chunk_words, total_tokens
+from ..trainers.superwords import chunk_words
+from .evaluation import chunk_word_split, total_tokens
 
 if TYPE_CHECKING:
     from .heldout import HeldOutComparison

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import operator
 import os
-from collections import Counter
 from typing import Iterator, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -28,6 +27,7 @@ from ..indic.lookup import MorphLookup
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, find_split
+from ..trainers.superwords import chunk_words
 from .metrics import BoundaryScores, TokenizationStats, token_boundaries
 
 _BATCH = 2048
@@ -95,25 +95,6 @@ def superword_word_split(tok: Tokenizer) -> Optional[ByteLevel]:
         return None
     curriculum = tok.training_info.get("curriculum") or {}
     return chunk_word_split(curriculum.get("word_pattern"))
-
-
-def chunk_words(chunk_counts: Mapping[str, int], word_split: ByteLevel) -> Counter:
-    """{word: count}: the words ``word_split`` gives on each chunk's text, each weighted by the
-    chunk's count (a chunk seen 3 times adds 3 to each of its words). Counts are Python ints.
-
-    These are the words stage 1 of superword training counts. For the GPT-4 and o200k splits
-    they are the words of the text itself but in rare cases at a chunk's edge (see
-    :meth:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer.word_counts`); gpt2 and
-    whitespace words can cross a chunk's edge (" 12", "said...") and are cut there: on
-    examples/data/devils_dictionary.txt 0.07% and 0.99% more words than on the text.
-    """
-    words: Counter = Counter()
-    split = word_split.pre_tokenize
-    for chunk, count in chunk_counts.items():
-        count = int(count)
-        for word in split(chunk):
-            words[word] += count
-    return words
 
 
 def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
