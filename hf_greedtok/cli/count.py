@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
-from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, superword_split
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from .options import NORMALIZERS, UNITS, add_engine_options, local_path, workers_int
 
 HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
@@ -70,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
         if args.pattern not in (None, chunks.name):
             raise ValueError(f"--superwords counts chunks of the {chunks.name} split, not --pattern {args.pattern}")
         args.pattern = chunks.name
-        if out.suffix == ".tsv":
-            raise OutputError(out, "a TSV entry cannot hold a line end, and superword chunks keep theirs (the "
-                                   "last chunk of every line would be left out): write a .parquet table")
     check_pattern(args.pattern, args.units)
+    split = find_split(args.pattern or DEFAULT_SPLIT)
+    if args.units == "bytes" and split.spans_words and out.suffix == ".tsv":
+        raise OutputError(out, "a TSV entry cannot hold a line end, and superword chunks keep theirs (the "
+                               "last chunk of every line would be left out): write a .parquet table")
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)

@@ -71,6 +71,8 @@ def bounded_float(low: float, high: float, *, low_open: bool = True):
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
         above = value > low if low_open else value >= low
         if not (above and value < high and math.isfinite(value)):
+            if high < math.inf and low_open:
+                raise argparse.ArgumentTypeError(f"must be strictly between {low:g} and {high:g}, got {text}")
             bound = f"above {low:g}" if low_open else f"at least {low:g}"
             upper = "" if high == math.inf else f" and below {high:g}"
             raise argparse.ArgumentTypeError(f"must be a finite number {bound}{upper}, got {text}")

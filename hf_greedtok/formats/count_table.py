@@ -43,7 +43,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 import json
 
 from ..atomic import atomic_write
-from ..errors import CorpusError
+from ..errors import CorpusError, OutputError
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
 
@@ -107,6 +107,7 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
         TableSummary; for TSV, the words left out (see the module docstring).
 
     Raises:
+        OutputError: a TSV table that would hold none of the words.
         ValueError: a TSV table without ``pre_tokenizer``, or an unknown format.
         ImportError: parquet without pyarrow (``pip install "hf-greedtok[ray]"``).
         OSError: the file cannot be written (no partial file is left).
@@ -136,6 +137,9 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
             omitted_occ += count
         else:
             lines.append(f"{form}\t{count}\n")
+    if items and len(lines) == 1:
+        raise OutputError(target, f"a TSV table would hold none of the {len(items):,} words (every one has a tab, "
+                                  "line break or NUL, or reads back otherwise): write a .parquet table")
     atomic_write(target, "".join(lines))
     return TableSummary(target, len(lines) - 1, total - omitted_occ, omitted, omitted_occ)
 

@@ -212,9 +212,10 @@ def test_tables_without_the_record_are_read_as_before(tmp_path):
         read_count_tables([bad], ByteLevel())
 
 
-def test_count_refuses_a_tsv_of_superword_chunks(tmp_path, capsys):
+@pytest.mark.parametrize("split", [["--superwords"], ["--pattern", "superwords-digits"]])
+def test_count_refuses_a_tsv_of_superword_chunks(split, tmp_path, capsys):
     """The last chunk of every line keeps its line end, which a TSV entry cannot hold."""
-    assert main(["count", str(corpus("en_brown.txt")), "--superwords", "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 2
+    assert main(["count", str(corpus("en_brown.txt")), *split, "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 2
     assert "superword chunks keep theirs" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
 
 
@@ -232,3 +233,13 @@ def test_superwords_refuse_a_word_table_without_the_record(tmp_path, capsys):
     assert main(["train", str(words), *argv, "-o", str(tmp_path / "a")]) == 2
     assert "no entry holds two words, so no token could span words; this is a word table" in capsys.readouterr().err
     assert main(["train", str(chunks), *argv, "-o", str(tmp_path / "b")]) == 0
+
+
+def test_count_refuses_a_tsv_that_would_hold_no_word(tmp_path, capsys):
+    """Metaspace words of lines holding tabs keep them: a TSV would be empty, exit 0 before."""
+    text = tmp_path / "t.txt"
+    text.write_text("the\t12\ncat\t3\n", encoding="utf-8")
+    assert main(["count", str(text), "--units", "chars", "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 2
+    assert "a TSV table would hold none of the 2 words" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.txt"]
+    assert main(["count", str(text), "--units", "chars", "-o", str(tmp_path / "c.parquet"), "--quiet"]) == 0
