@@ -41,9 +41,9 @@ def check_pattern(pattern: Optional[str], units: str) -> None:
 def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
     """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
     (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
-    check_counts_options(args)
     from ..trainers import INT64_MAX
 
+    check_counts_options(args)
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
                       num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
                       max_count=INT64_MAX)

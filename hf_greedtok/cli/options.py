@@ -1,7 +1,9 @@
 """What the commands' argument definitions share: argparse types, choices, and the option groups
 of the commands that run on Ray (:func:`add_engine_options`) and of those that train
-(:func:`add_corpus_options`). It imports only :mod:`hf_greedtok.defaults`, so ``--help`` builds
-every parser without loading the trainer, the encoders or transformers."""
+(:func:`add_corpus_options`). Every number flag takes a bounded type (:func:`bounded_int`,
+:func:`bounded_float`), so a value no C type can hold is refused when the command line is parsed.
+It imports only :mod:`hf_greedtok.defaults`, so ``--help`` builds every parser without loading
+the trainer, the encoders or transformers."""
 from __future__ import annotations
 
 import argparse
@@ -61,21 +63,18 @@ def bounded_int(low: int, high: int, why: str = ""):
     return parse
 
 
-def bounded_float(low: float, high: float, *, low_open: bool = True):
-    """An argparse type: a finite number above ``low`` (or at least ``low`` when not
-    ``low_open``) and below ``high``; nan and infinities refused."""
+def bounded_float(low: float, high: float = math.inf):
+    """An argparse type: a finite number strictly between ``low`` and ``high``; nan and
+    infinities refused."""
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        above = value > low if low_open else value >= low
-        if not (above and value < high and math.isfinite(value)):
-            if high < math.inf and low_open:
+        if not (low < value < high and math.isfinite(value)):
+            if high < math.inf:
                 raise argparse.ArgumentTypeError(f"must be strictly between {low:g} and {high:g}, got {text}")
-            bound = f"above {low:g}" if low_open else f"at least {low:g}"
-            upper = "" if high == math.inf else f" and below {high:g}"
-            raise argparse.ArgumentTypeError(f"must be a finite number {bound}{upper}, got {text}")
+            raise argparse.ArgumentTypeError(f"must be a finite number above {low:g}, got {text}")
         return value
     parse.__name__ = "number"
     parse.bounds = (low, high)
@@ -83,11 +82,11 @@ def bounded_float(low: float, high: float, *, low_open: bool = True):
 
 
 #: argparse type: a finite number > 1.
-above_one = bounded_float(1, math.inf)
+above_one = bounded_float(1)
 #: argparse type: a number strictly between 0 and 1.
 open_fraction = bounded_float(0, 1)
 #: argparse type: a finite number > 0.
-positive_float = bounded_float(0, math.inf)
+positive_float = bounded_float(0)
 #: argparse types of the vocabulary sizes (k, total): 1 .. 2**32 ids.
 vocab_int = bounded_int(1, MAX_IDS, " (a vocabulary's ids are u32)")
 #: argparse type: threads and processes, 1 .. MAX_WORKERS.
