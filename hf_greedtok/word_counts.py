@@ -36,8 +36,7 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import (check_table_split, is_parquet_table, iter_count_tables,  # noqa: F401
-                                  table_place, table_split)
+from .formats.count_table import check_table_split, is_parquet_table, iter_count_tables, table_place  # noqa: F401
 from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, iter_utf8_lines,  # noqa: F401
                               text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
@@ -298,16 +297,15 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
             a word too long, or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
-    for p in paths:     # before any reading: a table of another split is refused at once
-        check_table_split(p, pre_tokenizer)
+    # before any reading: a table of another split is refused at once
+    prefixes = [prefix_space and check_table_split(p, pre_tokenizer) is None for p in paths]
     counts: dict[str, int] = {}
     get = counts.get
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
-    table, prefix = None, prefix_space
-    for p, line, word, count in iter_count_tables(paths):
-        if p != table:
-            table, prefix = p, prefix_space and table_split(p) is None
+    entries = ((p, line, word, count, prefix) for table, prefix in zip(paths, prefixes)
+               for p, line, word, count in iter_count_tables([table]))
+    for p, line, word, count, prefix in entries:
         for piece in split(normalizer(word) if normalizer else word, prefix):
             if len(piece) > short:
                 check_word_length(piece, pre_tokenizer, *table_place(p, line))

@@ -35,12 +35,11 @@ final name, and the temporary it leaves is removed by the next write of the same
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
-
-import json
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
