@@ -7,6 +7,10 @@ parquet, read by :func:`hf_greedtok.formats.count_table.iter_count_tables`) are 
 follows a space in running text (``prefix_space``), so training and encoding see the same words.
 Input files are checked and read by :mod:`hf_greedtok.formats.sources`.
 
+A word longer than the trainer's limit (65,535 singletons: a line of more than 64 KB with no
+digit, punctuation run or line end makes one superword chunk) is counted as pieces that fit
+(:func:`cut_word`), on every path, never refused.
+
 Every error names its place: file and line, or item index of an iterable. Inputs must be
 regular files (a directory or a device such as /dev/null is named as such). In tables and
 token lists, a UTF-8 byte order mark at the start of the file is dropped (it is an encoding
@@ -29,8 +33,9 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
+from ._pretokenize import pack_words
 from ._progress import progress_bar
 from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
@@ -41,6 +46,7 @@ from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, it
                               text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
+from .pre_tokenizers.patterns import GPT4_MARKS, find_split
 from .remote import local_path
 
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
@@ -50,18 +56,87 @@ _PARENT_POLL_SECONDS = 0.5
 
 def always_short(pre_tokenizer: PreTokenizer) -> int:
     """The longest word, in characters, that cannot exceed the trainer's limit of singletons
-    (a character is at most 4 bytes); only longer ones need :func:`check_word_length`."""
+    (a character is at most 4 bytes); only longer ones need :func:`cut_word`."""
     return MAX_WORD_UNITS // (4 if pre_tokenizer.unit_kind == "bytes" else 1)
 
 
-def check_word_length(word: str, pre_tokenizer: PreTokenizer, source: str, line: Optional[int]) -> None:
-    """Raise CorpusError if ``word`` has more singletons than the trainer supports."""
-    if len(word) <= always_short(pre_tokenizer):
-        return
-    n = len(pre_tokenizer.word_units(word))
-    if n > MAX_WORD_UNITS:
-        raise CorpusError(source, line, f"a word of {n} singletons ({word[:40]!r}...) is longer than "
-                                        f"the {MAX_WORD_UNITS} the trainer supports; split or remove it")
+def cut_word(word: str, pre_tokenizer: PreTokenizer, limit: int = MAX_WORD_UNITS) -> list[str]:
+    """The pieces the trainer counts for the counted word (or chunk) ``word``: ``[word]`` when it
+    has at most ``limit`` singletons (default the trainer's ``MAX_WORD_UNITS``, 65,535: it keeps
+    positions in a word as uint16), else pieces of at most ``limit`` singletons each that
+    concatenate to ``word``. Every path that makes training counts cuts with it (the counters of
+    this module, hence the Ray counter and ``hf-greedtok count``; count tables; the trainers on a
+    ``{word: count}``), so a long line never makes the corpus refused.
+
+    What is cut, and where:
+
+    * a superword chunk (a split that spans words, ``superwords`` or ``superwords-digits``): at
+      its words' ends under the gpt4-marks split (letter words with their one-character prefix,
+      single punctuation, digit groups: the pieces the chunk strings together), consecutive
+      words packed greedily into pieces of at most ``limit`` UTF-8 bytes;
+    * any other word, and a chunk's single word longer than ``limit``: at ``limit``, on a
+      character boundary (byte level: ``limit`` UTF-8 bytes, never a character's bytes in two
+      pieces; characters with Metaspace; whole units with script-aware units).
+
+    A piece is then one word to the trainer, so no token is learned across a cut. The saved
+    tokenizer does not cut: it encodes the whole chunk, so in ``cover`` mode its partition of
+    a cut chunk may differ from the trainer's around the cuts, and ``optimal`` may use a token
+    across one. Both stay lossless (tests/models/test_long_words.py).
+
+    Args:
+        word: a counted word, as the pre-tokenizer gives it (str).
+        pre_tokenizer: the counting pre-tokenizer (its ``unit_kind`` gives the units, its
+            ``pattern``, at byte level, whether words are chunks).
+        limit: the most singletons a piece may have; at least 4 at byte level (a character's
+            bytes), 1 otherwise.
+
+    Returns:
+        the pieces, in order, none empty (a new list; ``[word]`` when it fits, "" included).
+
+    Raises:
+        ValueError: ``limit`` below the smallest a character needs (see above).
+    """
+    kind = pre_tokenizer.unit_kind
+    if len(word) * (4 if kind == "bytes" else 1) <= limit:     # a unit is at least a character
+        return [word]
+    if kind == "bytes":
+        split = find_split(getattr(pre_tokenizer, "pattern", ""))
+        words = GPT4_MARKS.native_id if split is not None and split.spans_words else -1
+        return pack_words(words, word, limit, True)
+    if kind == "chars":
+        return pack_words(-1, word, limit, False)
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1 unit, got {limit}")
+    units = pre_tokenizer.word_units(word)
+    if len(units) <= limit:
+        return [word]
+    # Slice the word itself, not the units: word_units shows lone surrogates as U+FFFD (one
+    # character either way), so unit lengths are offsets into the word.
+    pieces, start = [], 0
+    for k in range(0, len(units), limit):
+        end = start + sum(map(len, units[k:k + limit]))
+        pieces.append(word[start:end])
+        start = end
+    return pieces
+
+
+def cut_long_words(counts: Mapping[str, int], pre_tokenizer: PreTokenizer) -> Mapping[str, int]:
+    """``counts`` ({word: count}) with every word longer than the trainer supports replaced by
+    its :func:`cut_word` pieces, each piece counted as often as the word (pieces equal to other
+    words add up, as Python ints). Returns ``counts`` itself when no word is longer than
+    :func:`always_short` characters (one C-level pass over the keys: the counters' fast path),
+    else a new Counter in the same order, each word's pieces where the word was."""
+    short = always_short(pre_tokenizer)
+    if len(max(counts, key=len, default="")) <= short:
+        return counts
+    out: Counter = Counter()
+    for word, count in counts.items():
+        if len(word) > short:
+            for piece in cut_word(word, pre_tokenizer):
+                out[piece] += int(count)
+        else:
+            out[word] += int(count)
+    return out
 
 
 def read_token_list(path: Union[str, os.PathLike]) -> list[str]:
@@ -138,13 +213,7 @@ def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: b
             raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
         words = pre.pre_tokenize(norm(line) if norm else line)
         counts.update(words)
-    longest = max(counts, key=len, default="")
-    if len(longest) * 4 > MAX_WORD_UNITS:
-        for k, line in enumerate(lines):
-            for word in pre.pre_tokenize(norm(line) if norm else line):
-                place = (source + f", item {first_line + k}", None) if per_item else (source, first_line + k)
-                check_word_length(word, pre, *place)
-    return counts
+    return cut_long_words(counts, pre)
 
 
 def _count_file_chunk(job: tuple[str, int, bytes]) -> Counter:
@@ -232,7 +301,8 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
                          normalizer: Optional[UnicodeNormalizer] = None, *,
                          encoding_errors: str = "strict", num_proc: Optional[int] = None,
                          show_progress: bool = True) -> Counter:
-    """Count the pre-tokenized words of UTF-8 text files.
+    """Count the pre-tokenized words of UTF-8 text files; a word (or superword chunk) longer
+    than the trainer supports is counted as its :func:`cut_word` pieces.
 
     Args:
         paths: text files, read line by line (each line keeps its "\\n").
@@ -242,7 +312,7 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
 
     Raises:
         CorpusError: a missing file, a URI (named whole; local files only), invalid UTF-8
-            (strict), a NUL byte, a word too long.
+            (strict), a NUL byte.
         ValueError: unknown encoding_errors policy.
     """
     if encoding_errors not in ENCODING_ERRORS:
@@ -262,10 +332,11 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
                 normalizer: Optional[UnicodeNormalizer] = None, *, num_proc: Optional[int] = None,
                 show_progress: bool = True, source: str = "texts") -> Counter:
     """Count the pre-tokenized words of an iterable of strings (a list, a generator, a
-    ``datasets`` column); each string is pre-tokenized as a whole.
+    ``datasets`` column); each string is pre-tokenized as a whole, and a word longer than the
+    trainer supports is counted as its :func:`cut_word` pieces.
 
     Raises:
-        CorpusError: an item that is not a str, or a word too long (item index given).
+        CorpusError: an item that is not a str (item index given).
     """
     procs = _num_proc(num_proc)
     if isinstance(texts, (list, tuple)):
@@ -286,15 +357,17 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     as " word", as words appear inside running text. A table is TSV or parquet (``word``,
     ``count`` columns), read by :func:`hf_greedtok.formats.count_table.iter_count_tables`. A word listed twice in one table is an error;
     a word in several tables adds its counts, as do different entries that pre-tokenize to the
-    same word. A table that records its split (``hf-greedtok count`` writes one) holds words as
-    ``pre_tokenizer`` makes them: it is refused if the split is another, and its entries are
-    read as written, whatever ``prefix_space`` says. ``max_count``: the largest count a word may
-    reach (the GreedTok trainer's is 2**63-1); counts are Python ints of any size without it.
+    same word, and a word longer than the trainer supports is counted as its :func:`cut_word`
+    pieces (each with the entry's count). A table that records its split (``hf-greedtok count``
+    writes one) holds words as ``pre_tokenizer`` makes them: it is refused if the split is
+    another, and its entries are read as written, whatever ``prefix_space`` says.
+    ``max_count``: the largest count a word may reach (the GreedTok trainer's is 2**63-1);
+    counts are Python ints of any size without it.
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
             or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`),
-            a word too long, or a word whose count passes ``max_count`` (at the entry where it does).
+            or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
     # before any reading: a table of another split is refused at once
@@ -307,11 +380,10 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
                for p, line, word, count in iter_count_tables([table]))
     for p, line, word, count, prefix in entries:
         for piece in split(normalizer(word) if normalizer else word, prefix):
-            if len(piece) > short:
-                check_word_length(piece, pre_tokenizer, *table_place(p, line))
-            total = counts[piece] = get(piece, 0) + count
-            if max_count is not None and total > max_count:
-                raise CorpusError(*table_place(p, line), _count_too_large(piece, count, total, max_count))
+            for part in cut_word(piece, pre_tokenizer) if len(piece) > short else (piece,):
+                total = counts[part] = get(part, 0) + count
+                if max_count is not None and total > max_count:
+                    raise CorpusError(*table_place(p, line), _count_too_large(part, count, total, max_count))
     return Counter(counts)
 
 

@@ -197,8 +197,9 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
 
     Raises:
         CorpusError: a missing file or unmatched glob (before Ray starts); invalid UTF-8
-            (strict), a NUL byte, a non-str document or a word too long (file and line named,
-            raised from the failing task).
+            (strict), a NUL byte or a non-str document (file and line named, raised from the
+            failing task). A word longer than the trainer supports is counted as its pieces, in
+            the task (:func:`hf_greedtok.word_counts.cut_word`), as when counting here.
         WorkerLostError: a task's worker died on every one of its ``max_retries + 1`` attempts.
         ValueError: unknown encoding_errors, invalid special tokens, num_partitions < 1.
         ImportError: Ray Data not installed.

@@ -28,7 +28,7 @@ from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from ..errors import CorpusError
 from ..indic.units import pack_codes, unit_codes
-from ..word_counts import always_short, check_word_length, count_corpus, count_words
+from ..word_counts import always_short, count_corpus, count_words, cut_long_words
 
 INT64_MAX = 2**63 - 1
 U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.trainers.bpe_merges.U32_IDS)
@@ -198,10 +198,14 @@ class GreedTokTrainer:
         the initial objective, sum(count x singletons of the word), so that sum is checked
         exactly first: nothing can wrap once it fits.
 
+        A word with more singletons than the trainer supports (65,535) is trained as its
+        :func:`hf_greedtok.word_counts.cut_word` pieces, each with the word's count, as the
+        counters count it.
+
         Raises:
             CorpusError: empty corpus, a count < 1 or above 2**63-1, counts whose
-                sum(count x singletons) exceeds 2**63-1, a word too long, or (without a
-                normalizer, which could have made it) a word containing a special token.
+                sum(count x singletons) exceeds 2**63-1 (pieces of a cut word included), or
+                (without a normalizer, which could have made it) a word containing a special token.
         """
         check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
         return self._fit(word_counts, source)
@@ -214,17 +218,22 @@ class GreedTokTrainer:
         values = list(word_counts.values())
         short = always_short(self.pre_tokenizer)
         # One pass of C-level checks over the whole table; only a table that fails one of
-        # them (or holds numpy integers) takes the word-by-word checks, which name the word.
+        # them (or holds numpy integers, or a long word) takes the word-by-word checks, which
+        # name the word.
         if not (set(map(type, values)) <= {int} and min(values) >= 1 and max(values) <= INT64_MAX
                 and max(map(len, words_in)) <= short):
-            _check_counts_and_lengths(word_counts, self.pre_tokenizer, source)
-            values = list(map(int, values))
+            _check_counts(word_counts, source)
+            # Trained as its pieces, as every counter of hf_greedtok.word_counts counts it, so a
+            # {word: count} of one's own trains as the same text counted by us would.
+            word_counts = cut_long_words(word_counts, self.pre_tokenizer)
+            words_in = list(word_counts)
+            values = list(map(int, word_counts.values()))
         words: list[Token] = list(map(self.pre_tokenizer.word_units, words_in))
-        counts = np.array(values, dtype=np.int64)
         singletons = sum(map(operator.mul, values, map(len, words)))
-        self._cache_words = most_frequent(words_in, counts, CACHE_WORDS)
-        if singletons > INT64_MAX:
+        if singletons > INT64_MAX:     # checked first: every count (pieces' sums too) is below it
             raise CorpusError(source, None, _too_large(word_counts, singletons))
+        counts = np.array(values, dtype=np.int64)
+        self._cache_words = most_frequent(words_in, counts, CACHE_WORDS)
         self._alphabet = singleton_alphabet(itertools.chain(words, self.pinned), self.pre_tokenizer.unit_kind)
         if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
             pack = pack_units
@@ -419,18 +428,15 @@ def singleton_alphabet(unit_sequences: Iterable[Sequence[str]], unit_kind: str) 
     return sorted(alphabet)
 
 
-def _check_counts_and_lengths(word_counts: Mapping[str, int], pre_tokenizer: PreTokenizer, source: str) -> None:
+def _check_counts(word_counts: Mapping[str, int], source: str) -> None:
     """Raise CorpusError for the first word (in table order) whose count is not an integer in
-    1..2**63-1 or that has more singletons than the trainer supports."""
-    short = always_short(pre_tokenizer)
+    1..2**63-1."""
     for word, c in word_counts.items():
         if not isinstance(c, (int, np.integer)) or c < 1:
             raise CorpusError(source, None, f"word {word!r} has count {c!r}; counts must be integers >= 1")
         if c > INT64_MAX:
             raise CorpusError(source, None, f"word {word!r} has count {c}, above 2**63-1, the largest "
                                             "count the trainer can hold")
-        if len(word) > short:
-            check_word_length(word, pre_tokenizer, source, None)
 
 
 def _too_large(word_counts: Mapping[str, int], singletons: int) -> str:

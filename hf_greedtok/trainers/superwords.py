@@ -82,7 +82,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             :class:`GreedTokTrainer`.
 
     The pre-tokenizer is ``ByteLevel("superwords")`` (``"superwords-digits"`` with
-    ``digits_in_chunks``); the ``train*`` methods count chunks.
+    ``digits_in_chunks``); the ``train*`` methods count chunks, a chunk of more than 65,535 bytes
+    as pieces cut at its word ends (:func:`hf_greedtok.word_counts.cut_word`).
 
     Raises:
         ValueError: ``word_tokens`` below 0 or above ``vocab_size``, ``word_pattern`` not a

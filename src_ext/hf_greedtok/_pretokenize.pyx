@@ -297,3 +297,84 @@ def count_words(int pattern, str text not None) -> int:
             copy (4 bytes a code point), could not be allocated.
     """
     return _scan_str(pattern, text, NULL)
+
+
+cdef inline int64_t _cp_units(uint32_t cp, bint utf8) noexcept nogil:
+    # a lone surrogate counts 3, as the U+FFFD the trainer's singletons put in its place
+    if not utf8 or cp < 0x80:
+        return 1
+    if cp < 0x800:
+        return 2
+    return 3 if cp < 0x10000 else 4
+
+
+cdef int64_t _pack(int pattern, const unit_t* text, int64_t n, int64_t limit, bint utf8,
+                   vector[int64_t]& ends) except -1 nogil:
+    cdef int64_t i = 0, e, k, u, word, piece = 0
+    cdef bint scanned = PATTERN_GPT4 <= pattern <= PATTERN_LAST
+    while i < n:
+        e = word_end(pattern, text, i, n) if scanned else n
+        word = 0
+        for k in range(i, e):
+            word += _cp_units(text[k], utf8)
+        if piece + word <= limit:
+            piece += word
+        else:
+            if piece:
+                ends.push_back(i)
+            piece = 0
+            if word <= limit:
+                piece = word
+            else:
+                # A word longer than a piece: cut at the last character that fits, so no
+                # character's bytes are split between two pieces.
+                for k in range(i, e):
+                    u = _cp_units(text[k], utf8)
+                    if piece + u > limit:
+                        ends.push_back(k)
+                        piece = 0
+                    piece += u
+        i = e
+    if n:
+        ends.push_back(n)
+    return <int64_t>ends.size()
+
+
+def pack_words(int pattern, str text not None, int64_t limit, bint utf8) -> list:
+    """``text`` cut into pieces of at most ``limit`` units each (UTF-8 bytes when ``utf8``, else
+    code points, a lone surrogate counting as the 3 bytes of U+FFFD): the words of ``pattern``
+    (a ``PATTERN_*`` id; ``PATTERN_NONE``: the whole text is one word) packed greedily, as many
+    consecutive words to a piece as fit, and a word longer than ``limit`` cut before the first
+    code point that would pass it (the rest of it opens the next piece). The pieces concatenate
+    to ``text``; none is empty; ``[text]`` when it fits, [] for "". Word ends come from the
+    scanner one word at a time (not the block path): it runs only on the rare text too long for
+    the trainer, so :func:`split`'s speed is not needed here, and no Python object is made per word.
+
+    Raises:
+        ValueError: ``limit`` below 4 with ``utf8`` (a character may need 4) or below 1.
+        MemoryError: a 2-byte str's widened copy (4 bytes a code point) could not be allocated.
+    """
+    if limit < (4 if utf8 else 1):
+        raise ValueError(f"limit must be at least {4 if utf8 else 1} units, got {limit}")
+    cdef PyObject* obj = <PyObject*>text
+    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k
+    cdef int kind = PyUnicode_KIND(obj)
+    cdef void* data = PyUnicode_DATA(obj)
+    cdef vector[uint32_t] wide
+    cdef vector[int64_t] ends
+    with nogil:
+        if kind == 1:
+            _pack(pattern, <const uint8_t*>data, n, limit, utf8, ends)
+        elif kind == 4:
+            _pack(pattern, <const uint32_t*>data, n, limit, utf8, ends)
+        else:
+            wide.resize(n)
+            for k in range(n):
+                wide[k] = (<const unsigned short*>data)[k]
+            _pack(pattern, <const uint32_t*>wide.data(), n, limit, utf8, ends)
+    cdef list pieces = []
+    cdef int64_t start = 0, end
+    for end in ends:
+        pieces.append(text[start:end])
+        start = end
+    return pieces

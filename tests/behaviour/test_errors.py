@@ -48,14 +48,6 @@ def test_nul_bytes_name_file_and_line(tmp_path):
     assert err.value.line == 3
 
 
-def test_word_longer_than_the_trainer_supports(tmp_path):
-    long = tmp_path / "long.txt"
-    long.write_text("short words\n" + "x" * 70_000 + "\n")
-    with pytest.raises(CorpusError, match="longer than") as err:
-        trainer().train([long], num_proc=1)
-    assert err.value.line == 2
-
-
 @pytest.mark.parametrize("line, problem", [
     ("the\n", "found 1"), ("the\t12\textra\n", "found 3"), ("the\ttwelve\n", "not an integer"),
     ("the\t0\n", ">= 1"), ("\t5\n", "empty word"),

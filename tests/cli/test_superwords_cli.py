@@ -87,3 +87,64 @@ def test_bad_combinations_exit_2_and_write_nothing(extra, message, tmp_path, cap
     assert main(["train", str(EXAMPLE_TEXT), "--vocab-size", "500", "-o", str(out), "--quiet", *extra]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+LIMIT = 65535       # the trainer's MAX_WORD_UNITS: singletons (here bytes) of one word
+
+
+def long_lines() -> list[str]:
+    """Lines of more than 65,535 bytes with no digit, punctuation run or line end inside: ASCII
+    words (one superword chunk, short words), a CJK run (one word under every split) and one
+    70,000-byte word; between short lines."""
+    ascii_words = " ".join(("abcdefghij" * 2)[k % 10:k % 10 + 1 + k * 7 % 9] + "klm"[k % 3] * (k % 4)
+                           for k in range(25_000))
+    cjk = "".join(chr(0x4E00 + k * 7919 % 3000) for k in range(30_000))
+    return ["Short line one, with words!\n", ascii_words + "\n", cjk + "\n", "x" * 70_000 + "\n",
+            "Short line two, with words!\n"]
+
+
+@pytest.mark.parametrize("mode", ["superwords", "word level"])
+def test_train_on_lines_longer_than_the_trainer_limit_cuts_them_and_encodes_them_whole(mode, tmp_path):
+    lines = long_lines()
+    assert all(len(line.encode()) > LIMIT for line in lines[1:4])
+    text = tmp_path / "long.txt"
+    text.write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "tok"
+    extra = ["--superwords", "--word-tokens", "20"] if mode == "superwords" else []
+    assert main(["train", str(text), *extra, "--vocab-size", "80", "-o", str(out), "--quiet"]) == 0
+    tok = Tokenizer.load(out)
+    for line in lines:
+        for encode_mode in ("optimal", "cover"):       # the saved tokenizer does not cut
+            ids = tok.encode(line, mode=encode_mode)
+            assert tok.decode(ids) == line
+    from transformers import AutoTokenizer
+    hf = AutoTokenizer.from_pretrained(str(out))
+    ids = hf(lines, add_special_tokens=False)["input_ids"]
+    assert ids == [tok.encode(line) for line in lines]
+    assert [hf.decode(i) for i in ids] == lines
+
+
+def test_count_superwords_writes_long_chunks_as_pieces_that_spell_them(tmp_path):
+    import pyarrow.parquet as pq
+
+    lines = long_lines()
+    text = tmp_path / "long.txt"
+    text.write_text("".join(lines), encoding="utf-8")
+    table = tmp_path / "chunks.parquet"
+    assert main(["count", str(text), "--superwords", "-o", str(table), "--quiet"]) == 0
+    rows = pq.read_table(table).to_pydict()
+    entries = dict(zip(rows["word"], rows["count"]))
+    assert max(len(e.encode()) for e in entries) <= LIMIT
+    assert set(entries.values()) == {1}
+    # Each line is one chunk (or, the short ones, a few): its pieces are the entries found in
+    # it, and in the order they are found they spell it. The short lines share no text with
+    # the long ones.
+    for line in lines:
+        found = sorted((line.find(e), e) for e in entries if e in line)
+        assert "".join(e for _, e in found) == line
+    assert sum(len(e.encode()) for e in entries) == sum(len(line.encode()) for line in lines)
+    # and the table trains as the text does
+    args = ["--superwords", "--vocab-size", "60", "--word-tokens", "20", "--quiet"]
+    assert main(["train", str(text), "-o", str(tmp_path / "a"), *args]) == 0
+    assert main(["train", str(table), "--counts", "--no-prefix-space", "-o", str(tmp_path / "b"), *args]) == 0
+    assert Tokenizer.load(tmp_path / "a").model.ranked_tokens == Tokenizer.load(tmp_path / "b").model.ranked_tokens
