@@ -50,7 +50,7 @@ TEXT = ("The cynic is a blackguard whose faulty vision sees things as they are, 
         "BORE, n. A person who talks when you wish him to listen; 12 May 1990, page 3.\n"
         "वह एक अच्छा आदमी है। 東京は大きい都市です。\n") * 6
 # inputs, by the name a drawn command line gives them
-INPUT_NAMES = ["text.txt", "text2.txt", "empty.txt", "blank.txt", "binary.bin", "docs.jsonl", "docs.parquet",
+INPUT_NAMES = ["text.txt", "text2.txt", "long.txt", "empty.txt", "blank.txt", "binary.bin", "docs.jsonl", "docs.parquet",
                "words.tsv", "chunks.parquet", "old_words.tsv", "bad.tsv", "lookup.tsv", "candidates.txt",
                "folder", "missing.txt"]
 TOKENIZER_NAMES = ["word-tok", "superword-tok", "bpe-tok", "text.txt", "folder", "missing"]
@@ -71,6 +71,9 @@ def inputs(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("cli_fuzz_inputs")
     (d / "text.txt").write_text(TEXT, encoding="utf-8")
     (d / "text2.txt").write_text(TEXT.upper(), encoding="utf-8")
+    # lines past the trainer's 65,535 units: a paragraph of words, one word, a CJK run
+    (d / "long.txt").write_text(" ".join(["lorem ipsum dolor"] * 4000) + "\n" + "lorem" * 14_000 + "\n"
+                                + "東京" * 12_000 + "\n", encoding="utf-8")
     (d / "empty.txt").write_text("", encoding="utf-8")
     (d / "blank.txt").write_text(" \n\t\n\n", encoding="utf-8")
     (d / "binary.bin").write_bytes(bytes(range(256)) * 4)
@@ -147,7 +150,8 @@ def command_lines(draw) -> tuple[list[str], str]:
     argv = [command]
     if command in ("evaluate", "tokenize"):
         argv.append(draw(st.sampled_from(TOKENIZER_NAMES if _rarely(draw) else TOKENIZER_NAMES[:3])))
-    good = ["text.txt", "text2.txt"] + (["docs.jsonl", "docs.parquet"] if command in ("count", "tokenize") else [])
+    good = ["text.txt", "text2.txt", "long.txt"] + (["docs.jsonl", "docs.parquet"] if command in ("count", "tokenize")
+                                                    else [])
     argv += draw(st.lists(st.sampled_from(INPUT_NAMES if _rarely(draw) else good), min_size=1, max_size=3))
     if command == "train" and not _rarely(draw):
         argv += draw(st.sampled_from([["-k", str(draw(st.integers(1, 300)))],
