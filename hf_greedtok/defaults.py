@@ -7,6 +7,13 @@ patterns, their names and the command line's default split live in their registr
 # issue 15): on the shared corpora at 32,768 ids, 16 -> 24 gains 0.2% bytes/token held out and
 # 24 -> 32 0.04%, at about the same training time (candidates are built on demand).
 DEFAULT_MAX_TOKEN_LENGTH = 24
+# The longest token a trainer may learn, in units. HF tokenizers' Unigram model (the pure
+# tokenizer.json and the optimal backend) frees its trie recursively, one stack frame per byte of
+# a token's string (a byte-level token's string takes up to 2 UTF-8 bytes a byte): a token of
+# 65,535 bytes crashed the process when freed (segfault, 8 MB stack; found by the CLI fuzz
+# campaign, issue 40), and threads have smaller stacks. 1,024 stays far below that anywhere and
+# far above what pays (16 -> 24 -> 32: 0.2% and 0.04%).
+MAX_TOKEN_LENGTH = 1024
 # The encoder a tokenizer saved by ``hf-greedtok train`` uses unless told (``--mode``): the
 # minimum-token segmentation of each word, never more tokens than cover (Algorithm 4). Measured
 # (benchmarks/RESULTS.md, issue 17): 0.3-0.9 points fewer tokens than cover against HF BPE, on

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS
+from ..defaults import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKEN_LENGTH, ENCODING_ERRORS, MAX_TOKEN_LENGTH
 
 #: --units: the singletons of the tokenizer to train (bytes: byte level; the others: Metaspace)
 UNITS = ["bytes", "chars", "marks", "vowels"]
@@ -35,8 +35,6 @@ MAX_COUNT = 2**63 - 1
 #: The most threads or processes a flag may ask for; more than any machine here has cores, and
 #: a process pool of millions would exhaust the system before it failed.
 MAX_WORKERS = 1024
-#: The trainer's longest word and candidate, in singletons (positions are uint16).
-MAX_UNITS = 65535
 
 
 def bounded_int(low: int, high: int, why: str = ""):
@@ -95,8 +93,8 @@ workers_int = bounded_int(1, MAX_WORKERS)
 count_int = bounded_int(0, MAX_COUNT, " (the trainer's counts are int64)")
 #: argparse type: --word-tokens, 0 .. 2**32.
 word_tokens_int = bounded_int(0, MAX_IDS, " (a vocabulary's ids are u32)")
-#: argparse type: --max-token-length, 2 .. 65535 singletons.
-token_length_int = bounded_int(2, MAX_UNITS, " (the trainer's positions in a word are uint16)")
+#: argparse type: --max-token-length, 2 .. MAX_TOKEN_LENGTH singletons.
+token_length_int = bounded_int(2, MAX_TOKEN_LENGTH, " (longer tokens crash HF tokenizers' Unigram when it is freed)")
 #: argparse type: --max-retries, 0 .. 1000.
 retries_int = bounded_int(0, 1000)
 #: argparse type: items per batch and similar sizes, 1 .. 2**31-1.

@@ -21,7 +21,7 @@ from .._progress import note, progress_bar
 from .._threads import available_cores
 from .._trainer import GreedTokCore
 from ..core import Tokenizer
-from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH
+from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH
 from ..models import GreedTokModel, pack_units
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
@@ -40,14 +40,18 @@ class GreedTokTrainer:
     Args:
         vocab_size: k, the number of tokens to learn (singletons and special tokens come on
             top; :attr:`Tokenizer.vocab_size` is the final size).
-        max_token_length: longest candidate in singletons (bytes or characters), inclusive.
+        max_token_length: longest candidate in singletons (bytes or characters), inclusive, at
+            most ``MAX_TOKEN_LENGTH`` (1,024: :mod:`hf_greedtok.defaults` says why).
         min_frequency: a candidate must occur at least this often (count-weighted).
         candidates: optional token strings restricting T (paper Section 5.4); singletons in
-            the list are ignored since they are always in the vocabulary. With byte-level
-            singletons a candidate may also be ``bytes`` (any byte string, UTF-8 or not).
+            the list are ignored since they are always in the vocabulary, and so are candidates
+            longer than ``MAX_TOKEN_LENGTH`` (``max_token_length`` bounds only the candidates the
+            trainer derives from the words). With byte-level singletons a candidate may also be
+            ``bytes`` (any byte string, UTF-8 or not).
         bpe_candidates: F > 1 restricts T to the learned tokens of byte-level BPE (HF
             ``tokenizers``' BpeTrainer, :func:`hf_greedtok.trainers.bpe_merges.byte_level_bpe_tokens`)
-            trained on the same words at F x (vocab_size + 256) total ids; byte level only, not
+            trained on the same words at F x (vocab_size + 256) total ids (those of at most
+            ``MAX_TOKEN_LENGTH`` bytes); byte level only, not
             with ``candidates``. BPE's tokens are pieces that recur across words, where GreedTok
             alone prefers rare whole training words, so the vocabulary holds better on text it
             was not trained on: F = 1.75 gave 0.4-0.8 points fewer tokens against HF BPE on other
@@ -81,8 +85,8 @@ class GreedTokTrainer:
     ``training_info["stopped_early"]``, when no candidate has a positive gain.
 
     Raises:
-        ValueError: vocab_size < 1, max_token_length < 2, min_frequency < 1, a pinned token
-            shorter than 2 singletons, a pinned token listed twice, num_threads < 1, an
+        ValueError: vocab_size < 1, max_token_length outside 2..1,024, min_frequency < 1, a pinned token
+            of fewer than 2 or more than 1,024 singletons, a pinned token listed twice, num_threads < 1, an
             empty, whitespace-only or repeated special token, or bpe_candidates not a number
             above 1, whose F x (vocab_size + 256) is not finite or above 2**32 (the most u32
             ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is not byte level, or with
@@ -106,8 +110,9 @@ class GreedTokTrainer:
         if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
             raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
                              f"got {vocab_size!r}")
-        if max_token_length < 2:
-            raise ValueError(f"max_token_length must be >= 2 singletons, got {max_token_length}")
+        if not 2 <= max_token_length <= MAX_TOKEN_LENGTH:
+            raise ValueError(f"max_token_length must be in 2..{MAX_TOKEN_LENGTH} singletons (longer tokens crash "
+                             f"HF tokenizers' Unigram; hf_greedtok.defaults.MAX_TOKEN_LENGTH), got {max_token_length}")
         if min_frequency < 1:
             raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
         if num_threads is not None and num_threads < 1:
@@ -123,12 +128,12 @@ class GreedTokTrainer:
         self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.pinned = [self._candidate_units(t) for t in pinned_tokens]
         for t, units in zip(pinned_tokens, self.pinned):
-            if len(units) < 2:
-                raise ValueError(f"pinned token {t!r} has fewer than 2 singletons")
+            if not 2 <= len(units) <= MAX_TOKEN_LENGTH:
+                raise ValueError(f"pinned token {t!r} has {len(units)} singletons, not 2..{MAX_TOKEN_LENGTH}")
         if len(set(self.pinned)) != len(self.pinned):
             raise ValueError("pinned_tokens has duplicates")
         self.candidates = None if candidates is None else sorted(
-            {u for u in map(self._candidate_units, candidates) if len(u) >= 2})
+            {u for u in map(self._candidate_units, candidates) if 2 <= len(u) <= MAX_TOKEN_LENGTH})
         if bpe_candidates is not None:
             bpe_vocab_size(bpe_candidates, self.vocab_size)
             if self.pre_tokenizer.unit_kind != "bytes":
@@ -254,7 +259,7 @@ class GreedTokTrainer:
             run = byte_level_bpe_run(word_counts, self.pre_tokenizer,
                                      bpe_vocab_size(self.bpe_candidates, self.vocab_size), source=source,
                                      show_progress=self.show_progress)
-            candidates = sorted({t for t in run.tokens if len(t) >= 2})
+            candidates = sorted({t for t in run.tokens if 2 <= len(t) <= MAX_TOKEN_LENGTH})
             bpe_info = {"factor": self.bpe_candidates, "vocab_size_requested": run.vocab_size,
                         "merge_bound": run.merge_bound, "merges_asked": run.merges_asked, "capped": run.capped,
                         "note": "BpeTrainer is asked for min(requested merges, merge_bound) merges, merge_bound "

@@ -10,7 +10,7 @@ import pytest
 from corpora import EXAMPLE_TEXT
 
 from hf_greedtok.cli import COMMANDS, _parser, main
-from hf_greedtok.cli.options import MAX_COUNT, MAX_IDS, MAX_UNITS, MAX_WORKERS
+from hf_greedtok.cli.options import MAX_COUNT, MAX_IDS, MAX_TOKEN_LENGTH, MAX_WORKERS
 
 
 def _numeric_actions():
@@ -64,7 +64,7 @@ def test_out_of_range_numbers_are_refused_at_parse_time(command, option, kind, v
     ("vocab_int", ["1", str(MAX_IDS)], ["0", str(MAX_IDS + 1)]),
     ("workers_int", ["1", str(MAX_WORKERS)], ["0", str(MAX_WORKERS + 1)]),
     ("count_int", ["0", str(MAX_COUNT)], ["-1", str(MAX_COUNT + 1)]),
-    ("token_length_int", ["2", str(MAX_UNITS)], ["1", str(MAX_UNITS + 1)]),
+    ("token_length_int", ["2", str(MAX_TOKEN_LENGTH)], ["1", str(MAX_TOKEN_LENGTH + 1)]),
     ("open_fraction", ["0.5", "1e-9"], ["0", "1", "nan"]),
     ("above_one", ["1.0001", "1e300"], ["1", "inf", "nan"]),
 ])

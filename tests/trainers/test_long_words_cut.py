@@ -158,3 +158,28 @@ def test_counts_that_only_overflow_once_pieces_add_up_are_refused_as_too_large()
     words = {"a" * 70_000: 2**62, "a" * 65_535: 2**62}
     with pytest.raises(CorpusError, match="counts too large"):
         GreedTokTrainer(10, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False).train_from_counts(words)
+
+
+def test_no_token_is_longer_than_hf_tokenizers_can_free(tmp_path):
+    """A 65,535-byte token (BPE merged a 70,000-byte word; GreedTok took it as a candidate)
+    crashed the process when HF tokenizers freed the Unigram of the saved folder (its trie is
+    freed one stack frame a byte): candidates, pinned tokens and max_token_length stop at
+    MAX_TOKEN_LENGTH, and the folder of such a corpus loads and frees in a process of its own."""
+    import subprocess
+    import sys
+
+    from hf_greedtok import GreedTokTokenizerFast
+    from hf_greedtok.defaults import MAX_TOKEN_LENGTH
+
+    for bad in ({"max_token_length": MAX_TOKEN_LENGTH + 1}, {"pinned_tokens": ["a" * (MAX_TOKEN_LENGTH + 1)]}):
+        with pytest.raises(ValueError, match="1024"):
+            GreedTokTrainer(10, **bad)
+    lines = ["lorem" * 14_000, "lorem" * 14_000, " ".join(["lorem ipsum"] * 7000)]
+    tok = GreedTokTrainer(60, bpe_candidates=2.0, show_progress=False).train_from_iterator(lines)
+    assert max(map(len, tok.model.ranked_tokens)) <= MAX_TOKEN_LENGTH
+    GreedTokTokenizerFast.from_greedtok(tok, mode="optimal").save_pretrained(tmp_path / "tok")
+    code = ("import gc, sys; from tokenizers import Tokenizer; t = Tokenizer.from_file(sys.argv[1]); "
+            "assert t.decode(t.encode(sys.argv[2]).ids) == sys.argv[2]; del t; gc.collect()")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "tok" / "tokenizer.json"), lines[0][:5000]],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
