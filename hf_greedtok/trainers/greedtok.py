@@ -85,12 +85,12 @@ class GreedTokTrainer:
     ``training_info["stopped_early"]``, when no candidate has a positive gain.
 
     Raises:
-        ValueError: vocab_size < 1, max_token_length outside 2..1,024, min_frequency < 1, a pinned token
-            of fewer than 2 or more than 1,024 singletons, a pinned token listed twice, num_threads < 1, an
-            empty, whitespace-only or repeated special token, or bpe_candidates not a number
-            above 1, whose F x (vocab_size + 256) is not finite or above 2**32 (the most u32
-            ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is not byte level, or with
-            ``candidates``.
+        ValueError: vocab_size < 1, max_token_length outside 2..1,024, min_frequency < 1, a
+            pinned token of fewer than 2 or more than 1,024 singletons, a pinned token listed
+            twice, num_threads < 1, an empty, whitespace-only or repeated special token, or
+            bpe_candidates not a number above 1, whose F x (vocab_size + 256) is not finite or
+            above 2**32 (the most u32 ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is
+            not byte level, or with ``candidates``.
         TypeError: a pre-tokenizer or normalizer of another library, e.g.
             ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
             :class:`UnicodeNormalizer`).
