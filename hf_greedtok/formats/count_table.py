@@ -43,6 +43,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
+from ..pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
 
@@ -227,9 +228,9 @@ def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any) -> Opti
 def count_flags(split: str) -> str:
     """The ``hf-greedtok count`` (and ``train``) flags that give a table's split: "--superwords",
     "--superwords --digits-in-chunks", "--units marks", "--pattern gpt2"."""
-    if split == "superwords":
+    if split == SUPERWORDS.name:
         return "--superwords"
-    if split == "superwords-digits":
+    if split == SUPERWORDS_DIGITS.name:
         return "--superwords --digits-in-chunks"
     if split.startswith("metaspace"):
         units = split.removeprefix("metaspace").removeprefix("-").split("+")[0] or "chars"
