@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from corpora import corpus
+from corpora import EXAMPLE_TEXT, corpus
 
 from hf_greedtok import ByteLevel
 from hf_greedtok.cli import main
@@ -223,8 +223,8 @@ def test_superwords_refuse_a_word_table_without_the_record(tmp_path, capsys):
     """An older word table has no record; --superwords still refuses it: none of its entries
     holds two words, so no token could span words (a chunk table without the record trains)."""
     words, chunks = tmp_path / "w.tsv", tmp_path / "ch.parquet"
-    _count(corpus("en_brown.txt"), words, capsys=capsys)
-    _count(corpus("en_brown.txt"), chunks, "--superwords", capsys=capsys)
+    _count(EXAMPLE_TEXT, words, capsys=capsys)
+    _count(EXAMPLE_TEXT, chunks, "--superwords", capsys=capsys)
     # as an earlier release wrote them: no first line, no schema metadata
     words.write_text(words.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
     pq.write_table(pq.read_table(chunks).replace_schema_metadata(None), chunks)
