@@ -277,12 +277,19 @@ def split(int pattern, str text not None) -> list:
     """
     cdef vector[int64_t] ends
     _scan_str(pattern, text, &ends)
-    cdef list words = []
-    cdef int64_t start = 0, end
-    for end in ends:
-        words.append(text[start:end])
-        start = end
-    return words
+    return _slices(text, ends)
+
+
+cdef list _slices(str text, const vector[int64_t]& ends):
+    """The pieces of ``text`` that end at ``ends`` (ascending code point offsets, the last one
+    the text's length)."""
+    cdef list pieces = []
+    cdef int64_t start = 0
+    cdef size_t k
+    for k in range(ends.size()):
+        pieces.append(text[start:ends[k]])
+        start = ends[k]
+    return pieces
 
 
 def count_words(int pattern, str text not None) -> int:
@@ -372,9 +379,4 @@ def pack_words(int pattern, str text not None, int64_t limit, bint utf8) -> list
             for k in range(n):
                 wide[k] = (<const unsigned short*>data)[k]
             _pack(pattern, <const uint32_t*>wide.data(), n, limit, utf8, ends)
-    cdef list pieces = []
-    cdef int64_t start = 0, end
-    for end in ends:
-        pieces.append(text[start:end])
-        start = end
-    return pieces
+    return _slices(text, ends)
