@@ -33,3 +33,7 @@ DEFAULT_MAX_RETRIES = 3
 # chunk stage's frequency floor.
 DEFAULT_WORD_TOKEN_SHARE = 0.25
 DEFAULT_SUPERWORD_MIN_FREQUENCY = 32
+# The distinct chunk text superword GreedTok's chunk stage trains on, in MB (10**6 bytes of UTF-8),
+# before it takes a sample (issue 41, hf_greedtok.trainers.chunk_sample): the three English corpora
+# (23.5 MB of text, 19.4 MB of distinct chunks) train exactly, at about 2 GB of peak memory.
+DEFAULT_CHUNK_BUDGET_MB = 20.0

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Iterable, Sequence
 
 import numpy as np
+from hypothesis import strategies as st
 
+from hf_greedtok import ByteLevel
 from hf_greedtok._trainer import GreedTokCore
 from hf_greedtok.models import GreedTokModel, pack_units
+from hf_greedtok.unicode_scripts import script_of
 
 
 def make_core(words: dict[str, int], *, max_len: int = 16, candidates: Sequence[str] | None = None,
@@ -160,3 +164,56 @@ def random_instance(seed: int) -> tuple[dict[str, int], int, int]:
     rng = random.Random(seed)
     words = random_corpus(rng, "ab" if seed % 2 else "abc")
     return words, rng.choice([2, 3, 4, 9]), rng.randint(1, 12)
+
+
+def literal_superwords(chunks: dict[str, int], k: int, t: int, max_len: int, floor: int,
+                       keep_other_scripts: bool = True, word_chunks: dict[str, int] | None = None) -> list[bytes]:
+    """The curriculum, literally, on UTF-8 bytes (written as latin-1 strings): Algorithm 1 on the
+    chunks' gpt4-marks words to t tokens, then Algorithm 1 on the chunks to k tokens with those
+    first; stage 2's candidates are the chunks' substrings of 2..max_len bytes with at least
+    ``floor`` count-weighted occurrences. When the words have letters of several scripts,
+    Algorithm 1 on the words runs to k and its tokens holding a letter or mark of a script other
+    than the one with the most letters (ties: alphabetical), or part of a character, are pinned
+    after the first t. Stage 1 counts the words of ``word_chunks`` when given (the whole corpus's
+    chunks, where stage 2 trains on a sample of them)."""
+    split = ByteLevel("gpt4-marks").pre_tokenize
+    words: Counter = Counter()
+    letters: Counter = Counter()
+    for chunk, c in (chunks if word_chunks is None else word_chunks).items():
+        for w in split(chunk):
+            words[w] += c
+            for ch in w:
+                if ch.isalpha():
+                    letters[script_of(ch)] += c
+    dominant = sorted(letters, key=lambda s: (-letters[s], s))[0] if letters else None
+    several = keep_other_scripts and len(letters) > 1
+
+    def as_bytes(table):
+        return {w.encode().decode("latin-1"): c for w, c in table.items()}
+
+    def other_script(token: str) -> bool:
+        data = token.encode("latin-1")
+        text = data.decode("utf-8", errors="ignore")
+        cut = len(text.encode()) != len(data)
+        return cut or any(script_of(ch) not in (dominant, "Common", "Inherited") for ch in text)
+
+    byte_words = as_bytes(words)
+    stage1, _, _ = naive_greedtok(byte_words, all_substrings(byte_words, max_len), k if several else t)
+    pinned = stage1[:t] + [tok for tok in stage1[t:] if several and other_script(tok)]
+    byte_chunks = as_bytes(chunks)
+    frequent = {s for s in all_substrings(byte_chunks, max_len)
+                if sum(c * len(occurrences(s, w)) for w, c in byte_chunks.items()) >= floor}
+    ranked, _, _ = naive_greedtok(byte_chunks, frequent, k, pinned=pinned)
+    return [token.encode("latin-1") for token in ranked]
+
+
+# Chunks as the superwords split makes them: words with their space, single punctuation.
+LATIN_WORDS = st.sampled_from(["a", "b", "ab", "ba", "aab", "the", "of"])
+# ... and words of other scripts: Han (3 bytes a character), Devanagari with a vowel sign (a mark).
+MIXED_WORDS = st.sampled_from(["a", "ab", "the", "東", "京", "東京", "नम", "ना"])
+
+
+def superword_chunks(words):
+    """A strategy: one superwords chunk of 1-4 of ``words``, maybe ending in punctuation."""
+    return st.builds(lambda first, rest, stop: first + "".join(" " + w for w in rest) + stop,
+                     words, st.lists(words, max_size=3), st.sampled_from(["", ",", "."]))

@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Optional
 
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
+from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from ..errors import CorpusError
 from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, count_int,
-                      local_path, vocab_int, word_tokens_int, workers_int)
+                      local_path, positive_float, vocab_int, word_tokens_int, workers_int)
 
 HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory"
 
@@ -88,6 +88,10 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--word-tokens", type=word_tokens_int, default=None, metavar="T",
                    help="with --superwords: tokens of the word-level stage (default: a quarter of the learned "
                         "tokens); 0 trains on the chunks from scratch")
+    t.add_argument("--chunk-budget-mb", type=positive_float, default=None, metavar="MB",
+                   help="with --superwords: the most distinct chunk text the chunk stage trains on, in MB "
+                        f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB); past it, it trains "
+                        "on a sample of the chunks (those seen often counted exactly; see README, Superwords)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,6 +187,9 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
     trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
+    if args.superwords:
+        # stage 1's words and stage 2's bounded chunks; the whole chunk table is freed here
+        wc = trainer.reduce_counts(wc, ", ".join(args.inputs))
     tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
     tok.mode = args.mode or DEFAULT_MODE
     def write(folder: Path) -> None:
@@ -214,6 +221,8 @@ def _check_superword_options(args: argparse.Namespace, units: str) -> None:
             raise ValueError("--word-tokens is the word-level stage of --superwords; add --superwords")
         if args.digits_in_chunks:
             raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
+        if args.chunk_budget_mb is not None:
+            raise ValueError("--chunk-budget-mb bounds the chunk stage of --superwords; add --superwords")
         return
     refused = [flag for flag, used in (("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
                                        (f"--units {units}", units != "bytes")) if used]
@@ -244,8 +253,9 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
         # a floor of 0 is no floor, as 1 is: every candidate occurs at least once
         floor = {} if args.min_frequency is None else {"min_frequency": max(args.min_frequency, 1)}
         _check_word_tokens(args.word_tokens, k)
+        budget = {} if args.chunk_budget_mb is None else {"chunk_budget_mb": args.chunk_budget_mb}
         return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
-                                        digits_in_chunks=args.digits_in_chunks, **floor, **common)
+                                        digits_in_chunks=args.digits_in_chunks, **floor, **budget, **common)
     return GreedTokTrainer(k, min_frequency=args.min_frequency or 1, candidates=candidates,
                            bpe_candidates=args.bpe_candidates, pre_tokenizer=pre, **common)
 
@@ -272,12 +282,15 @@ def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -
     ``info``, the trainer's objective, which cover encoding reproduces) is shown beside
     optimal's, which never exceeds it.
 
-    For a superword tokenizer ``wc`` holds chunks: the number is still per word (the words of
-    its word-level stage, ``info["words"]``), so that it compares with a word-level folder's,
-    and tokens per chunk follow it."""
+    For a superword tokenizer ``wc`` is what :meth:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer.reduce_counts`
+    kept: the number is over the chunks stage 2 trained on (all, or their sample past the chunk
+    budget), still per word (their words under the word-level stage's split, ``info["words"]``),
+    so that it compares with a word-level folder's, and tokens per chunk follow it."""
     from .._threads import available_cores
     from ..experiments.evaluation import total_tokens
 
+    if not isinstance(wc, dict):
+        wc = wc.sample.table.to_dict()
     counts = [int(c) for c in wc.values()]
     tokens = total_tokens(tok, list(wc), counts, tok.mode, num_threads or available_cores())
     split = find_split(getattr(tok.pre_tokenizer, "pattern", ""))
@@ -326,10 +339,12 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
                     f"{info['final_vocab_size']}")
 
 
-def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dict:
+def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens);
     ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
-    equal to counting here word for word)."""
+    equal to counting here word for word). A dict, or with ``--superwords`` and text inputs a
+    :class:`~hf_greedtok._chunk_table.ChunkTable` (the chunks of a large corpus in a fifth of
+    the memory)."""
     from ..special_tokens import counting_pipeline
     from ..trainers import INT64_MAX
     from ..word_counts import check_learnable, count_corpus
@@ -346,7 +361,8 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials) -> dic
         wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
-                          max_count=INT64_MAX if args.algorithm == "greedtok" else None)
+                          max_count=INT64_MAX if args.algorithm == "greedtok" else None,
+                          table=args.superwords)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
     if args.counts and args.superwords:
         _check_chunk_table(args, wc)

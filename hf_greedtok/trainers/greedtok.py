@@ -98,6 +98,8 @@ class GreedTokTrainer:
 
     relaxed: ClassVar[bool] = False
     algorithm: ClassVar[str] = "GreedTok (Lim, Choo & Lauw 2025, Algorithm 1)"
+    # the train* methods count text into a ChunkTable (what _kept takes), not a Counter
+    counts_as_table: ClassVar[bool] = False
 
     def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
                  min_frequency: int = 1, candidates: Optional[Iterable[Token]] = None,
@@ -170,15 +172,16 @@ class GreedTokTrainer:
               encoding_errors: str = "strict", num_proc: Optional[int] = None,
               prefix_space: bool = True) -> Tokenizer:
         """Train on text files, or on ``word<TAB>count`` tables when ``counts`` is true."""
-        wc = count_corpus(files, *self.counting_pipeline(), counts=counts,
-                          encoding_errors=encoding_errors, num_proc=num_proc, prefix_space=prefix_space,
-                          show_progress=self.show_progress)
-        return self._fit(wc, ", ".join(map(str, files)))
+        source = ", ".join(map(str, files))
+        wc = self._kept(count_corpus(files, *self.counting_pipeline(), counts=counts,
+                                     encoding_errors=encoding_errors, num_proc=num_proc, prefix_space=prefix_space,
+                                     show_progress=self.show_progress, table=self.counts_as_table), source)
+        return self._fit(wc, source)
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> Tokenizer:
         """Train on an iterable of strings (each pre-tokenized as a whole)."""
-        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
-                         show_progress=self.show_progress)
+        wc = self._kept(count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
+                                    show_progress=self.show_progress, table=self.counts_as_table), "iterator")
         return self._fit(wc, "iterator")
 
     def train_from_dataset(self, dataset, column: str = "text", *, batch_size: int = 1000,
@@ -191,9 +194,11 @@ class GreedTokTrainer:
         if column not in dataset.column_names:
             raise ValueError(f"dataset has no column {column!r} (columns: {dataset.column_names})")
         texts = (t for batch in dataset.iter(batch_size=batch_size) for t in batch[column])
-        wc = count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
-                         show_progress=self.show_progress, source=f"dataset column {column!r}")
-        return self._fit(wc, f"dataset column {column!r}")
+        source = f"dataset column {column!r}"
+        wc = self._kept(count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
+                                    show_progress=self.show_progress, source=source, table=self.counts_as_table),
+                        source)
+        return self._fit(wc, source)
 
     def train_from_counts(self, word_counts: Mapping[str, int], *, source: str = "word counts") -> Tokenizer:
         """Train on {pre-tokenized word: count}; words are used as given, so count them with
@@ -215,6 +220,11 @@ class GreedTokTrainer:
         check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
         return self._fit(word_counts, source)
 
+    def _kept(self, word_counts: Mapping[str, int], source: str):
+        """What :meth:`_fit` needs of counts the ``train*`` methods made (and drop after this
+        call): the counts themselves here; a trainer that keeps less overrides it."""
+        return word_counts
+
     def _fit(self, word_counts: Mapping[str, int], source: str) -> Tokenizer:
         """:meth:`train_from_counts` for counts made with :meth:`counting_pipeline`."""
         if not word_counts:
@@ -227,7 +237,7 @@ class GreedTokTrainer:
         # name the word.
         if not (set(map(type, values)) <= {int} and min(values) >= 1 and max(values) <= INT64_MAX
                 and max(map(len, words_in)) <= short):
-            _check_counts(word_counts, source)
+            check_counts(word_counts, source)
             # Trained as its pieces, as every counter of hf_greedtok.word_counts counts it, so a
             # {word: count} of one's own trains as the same text counted by us would.
             word_counts = cut_long_words(word_counts, self.pre_tokenizer)
@@ -433,7 +443,7 @@ def singleton_alphabet(unit_sequences: Iterable[Sequence[str]], unit_kind: str) 
     return sorted(alphabet)
 
 
-def _check_counts(word_counts: Mapping[str, int], source: str) -> None:
+def check_counts(word_counts: Mapping[str, int], source: str) -> None:
     """Raise CorpusError for the first word (in table order) whose count is not an integer in
     1..2**63-1."""
     for word, c in word_counts.items():

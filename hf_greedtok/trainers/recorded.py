@@ -3,7 +3,8 @@ with the same settings, to train on new text (``GreedTokTokenizerFast.train_new_
 HF's way to retrain a tokenizer on a user's corpus).
 
 A superword tokenizer (its pre-tokenizer's split spans words) gets :class:`GreedTokSuperwordTrainer`
-with its curriculum (word tokens, word split, frequency floor, digits in chunks, other scripts);
+with its curriculum (word tokens, word split, frequency floor, digits in chunks, other scripts,
+the chunk budget);
 a word-level one the GreedTok (or GreedWMC) trainer with its longest token, frequency floor, pinned
 tokens and BPE candidates. Only a ``--candidates`` file is not recorded (the new run is
 unrestricted).
@@ -20,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY
+from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS_DIGITS, find_split
 from .greedtok import GreedTokTrainer, GreedWMCTrainer
 from .superwords import GreedTokSuperwordTrainer, default_word_tokens
@@ -58,6 +59,7 @@ def recorded_trainer(tok: Tokenizer, vocab_size: int, *, special_tokens: Sequenc
             word_tokens=_word_tokens(curriculum, info, vocab_size),
             word_pattern=DEFAULT_SPLIT if word_split is None else word_split.name,
             keep_other_scripts=curriculum.get("keep_other_scripts", True),
+            chunk_budget_mb=(curriculum.get("chunk_sample") or {}).get("budget_mb", DEFAULT_CHUNK_BUDGET_MB),
             pinned_tokens=list(ranked[:curriculum.get("user_pinned_tokens", 0)]))
         settings.update(options)
         return GreedTokSuperwordTrainer(vocab_size, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,

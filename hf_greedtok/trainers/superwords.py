@@ -40,17 +40,25 @@ Example:
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
+from .._chunk_table import ChunkTable
 from .._progress import note
 from ..core import Tokenizer
-from ..defaults import DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY, DEFAULT_WORD_TOKEN_SHARE
+from ..defaults import (DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY,
+                        DEFAULT_WORD_TOKEN_SHARE)
+from ..errors import CorpusError
 from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers import ByteLevel
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, find_split, superword_split
+from ..special_tokens import check_counted_words
 from ..unicode_scripts import letter_scripts, most_letters, scripts_of_token
-from .greedtok import GreedTokTrainer
+from ..word_counts import cut_long_words
+from .chunk_sample import ChunkSample, sample_chunks
+from .greedtok import INT64_MAX, GreedTokTrainer, check_counts
 
 
 class GreedTokSuperwordTrainer(GreedTokTrainer):
@@ -76,6 +84,17 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             of the words belong to; :mod:`hf_greedtok.unicode_scripts`), so that text in them
             takes no more tokens than with word-level GreedTok. Only costs anything on a corpus
             with letters of several scripts.
+        chunk_budget_mb: the most distinct chunk text stage 2 trains on, in MB of UTF-8 (10**6
+            bytes; default ``DEFAULT_CHUNK_BUDGET_MB``, 20); None: every chunk, however many.
+            Stage 2's memory and time follow the distinct chunks' bytes (about 100 MB of peak
+            memory per MB), and those grow with the corpus, so past the budget stage 2 trains
+            on a threshold sample of the chunk counts
+            (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`: chunks seen m times or
+            more exactly, rarer ones kept with probability c / m by their hash and counted m
+            times; the same sample from text, tables or Ray). Exact when the distinct chunks
+            fit; approximate past it, measured in benchmarks/RESULTS.md ("Superwords at corpus
+            scale"). Stage 1 always counts the words of every chunk.
+            ``training_info["curriculum"]["chunk_sample"]`` records m and the sizes.
         max_token_length: longest candidate in bytes, both stages.
         pinned_tokens: tokens placed first, before stage 1's.
         special_tokens, normalizer, show_progress, num_threads, candidates_on_demand: as for
@@ -87,15 +106,18 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
 
     Raises:
         ValueError: ``word_tokens`` below 0 or above ``vocab_size``, ``word_pattern`` not a
-            word split we ship, or what :class:`GreedTokTrainer` refuses.
+            word split we ship, ``chunk_budget_mb`` not a positive number, or what
+            :class:`GreedTokTrainer` refuses.
     """
 
     algorithm = "GreedTok superwords (word-level GreedTok to t tokens, then GreedTok on superword chunks)"
+    counts_as_table = True
 
     def __init__(self, vocab_size: int, *, word_tokens: Optional[int] = None, word_pattern: str = DEFAULT_SPLIT,
                  min_frequency: int = DEFAULT_SUPERWORD_MIN_FREQUENCY,
                  max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, pinned_tokens: Sequence[str] = (),
                  digits_in_chunks: bool = False, keep_other_scripts: bool = True,
+                 chunk_budget_mb: Optional[float] = DEFAULT_CHUNK_BUDGET_MB,
                  special_tokens: Sequence[str] = (), normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
                  candidates_on_demand: bool = True) -> None:
@@ -115,6 +137,11 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         if split is None or split.spans_words:
             raise ValueError(f"word_pattern must name a word split (gpt4-marks, gpt4, gpt2, o200k, whitespace), "
                              f"got {word_pattern!r}")
+        if chunk_budget_mb is not None and not (isinstance(chunk_budget_mb, (int, float))
+                                                and math.isfinite(chunk_budget_mb) and chunk_budget_mb > 0):
+            raise ValueError(f"chunk_budget_mb must be a positive number of MB (or None: every chunk), "
+                             f"got {chunk_budget_mb!r}")
+        self.chunk_budget_mb = None if chunk_budget_mb is None else float(chunk_budget_mb)
         self.word_tokens = int(word_tokens)
         # None: t follows vocab_size (its default share) when continue_training changes k
         self._word_tokens_given = word_tokens_given
@@ -123,7 +150,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         self._user_pinned = list(self.pinned)
         self._stage1: Optional[GreedTokTrainer] = None
         self._curriculum: dict = {}
-        self._chunk_counts: Optional[Mapping[str, int]] = None
+        self._counts: Optional[SuperwordCounts] = None
         self._source = ""
 
     def word_counts(self, chunk_counts: Mapping[str, int]) -> Counter:
@@ -140,13 +167,70 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         """
         return chunk_words(chunk_counts, self.word_pre_tokenizer)
 
-    def _fit(self, word_counts: Mapping[str, int], source: str) -> Tokenizer:
-        """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks."""
+    def reduce_counts(self, chunk_counts: Union[Mapping[str, int], ChunkTable],
+                      source: str = "chunk counts") -> "SuperwordCounts":
+        """What training keeps of a corpus's ``{chunk: count}`` (or a :class:`~hf_greedtok._chunk_table.ChunkTable`
+        our counters made): stage 1's words of every chunk, and stage 2's chunks within
+        ``chunk_budget_mb`` (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`). The
+        ``train*`` methods call it on the counts they make and drop those; a caller holding a
+        large table does the same with ``counts = trainer.reduce_counts(counts)`` before
+        :meth:`train_from_counts`, so the whole table is freed before the trainer's index is built.
+
+        Raises:
+            CorpusError: an empty table, a count that is not an integer in 1..2**63-1 (the chunk
+                named), a budget so small that the sample keeps no chunk, or what
+                :func:`~hf_greedtok.special_tokens.check_counted_words` refuses.
+        """
+        if not len(chunk_counts):
+            raise CorpusError(source, None, "empty corpus: no words to train on")
+        if isinstance(chunk_counts, ChunkTable):
+            table = chunk_counts        # our counters': counts checked, long chunks cut
+        else:
+            check_counted_words(chunk_counts, self.special_tokens, self.normalizer, source)
+            values = chunk_counts.values()
+            if not (set(map(type, values)) <= {int} and min(values) >= 1 and max(values) <= INT64_MAX):
+                check_counts(chunk_counts, source)
+            table = ChunkTable()
+            try:
+                table.add_counts(cut_long_words(chunk_counts, self.pre_tokenizer))
+            except OverflowError as e:      # pieces of cut chunks adding up past int64
+                raise CorpusError(source, None, str(e)) from None
+        words = self._words_of(table)
+        sample = sample_chunks(table, self.chunk_budget_mb)
+        del table       # made here from a mapping: freed before the sample's words are counted
+        if not len(sample.table):
+            raise CorpusError(source, None, f"a chunk budget of {self.chunk_budget_mb:g} MB keeps none of the "
+                                            f"{sample.distinct_bytes:,} bytes of distinct chunks (rate "
+                                            f"{sample.rate:.4g}): raise chunk_budget_mb (--chunk-budget-mb)")
+        # per-word figures of what stage 2's objective is over: the sample's words when sampled
+        sampled = words if sample.rate == 1 else self._words_of(sample.table)
+        return SuperwordCounts(words, sample, (sum(sampled.values()), len(sampled)))
+
+    def _words_of(self, table: ChunkTable) -> Counter:
+        """:meth:`word_counts` of a chunk table, split natively without the GIL."""
+        pattern = self.word_pre_tokenizer.native_pattern
+        if pattern < 0:
+            return self.word_counts(table.to_dict())
+        return Counter(table.words(pattern).to_dict())
+
+    def _kept(self, word_counts: Mapping[str, int], source: str) -> "SuperwordCounts":
+        return self.reduce_counts(word_counts, source)
+
+    def train_from_counts(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"], *,
+                          source: str = "word counts") -> Tokenizer:
+        """As :meth:`GreedTokTrainer.train_from_counts` on ``{chunk: count}`` (counted with
+        :meth:`counting_pipeline`), or on what :meth:`reduce_counts` kept of it."""
+        return self._fit(word_counts, source)
+
+    def _fit(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"], source: str) -> Tokenizer:
+        """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks (or their sample)."""
+        counts = word_counts if isinstance(word_counts, SuperwordCounts) else self.reduce_counts(word_counts, source)
+        del word_counts
         self.pinned = list(self._user_pinned)
         # kept for continue_training, which may have to run both stages again
-        self._chunk_counts, self._source = word_counts, source
-        words = self.word_counts(word_counts)
-        self._word_totals = (sum(words.values()), len(words))      # for training_info's per-word figures
+        self._counts, self._source = counts, source
+        words, sample = counts.words, counts.sample
+        self._word_totals = counts.sample_words       # for training_info's per-word figures
         scripts = letter_scripts(words)
         dominant = most_letters(scripts)
         keep_others = self.keep_other_scripts and len(scripts) > 1
@@ -156,7 +240,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                             "word_pattern": self.word_pre_tokenizer.pattern, "dominant_script": dominant,
                             "keep_other_scripts": self.keep_other_scripts,
                             "other_script_rule": keep_others, "other_script_tokens": 0,
-                            "user_pinned_tokens": len(self._user_pinned)}
+                            "user_pinned_tokens": len(self._user_pinned),
+                            "chunk_sample": sample.info(self.chunk_budget_mb)}
         if depth:
             stage1 = GreedTokTrainer(depth, max_token_length=self.max_token_length,
                                      pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
@@ -171,7 +256,11 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             self._curriculum["word_tokens"] = len(ranked[:first])
             self._curriculum["other_script_tokens"] = len(others)
             self._stage1 = stage1
-        return super()._fit(word_counts, source)
+        if sample.rate > 1 and self.show_progress:
+            note(f"{type(self).__name__}: {sample.distinct_bytes / 1e6:,.1f} MB of distinct chunks, above the "
+                 f"{self.chunk_budget_mb:g} MB budget: stage 2 trains on a sample at rate {sample.rate:.3f} "
+                 f"({sample.kept_bytes / 1e6:,.1f} MB)")
+        return super()._fit(sample.table.to_dict(), source)
 
     def continue_training(self, vocab_size: int) -> Tokenizer:
         """The tokenizer training to ``vocab_size`` directly gives, from the last ``train*`` call's chunks.
@@ -188,7 +277,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         Raises:
             RuntimeError: nothing trained yet. ValueError: ``vocab_size`` below the current k.
         """
-        if self._chunk_counts is None or self._core is None:
+        if self._counts is None or self._core is None:
             raise RuntimeError("continue_training needs a previous train*() call on this trainer")
         if vocab_size < self._core.n_selected:
             raise ValueError(f"vocab_size {vocab_size} is below the {self._core.n_selected} tokens "
@@ -200,14 +289,16 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             self.word_tokens = default_word_tokens(self.vocab_size)
         if self.show_progress:
             note(f"{type(self).__name__}: stage 1's tokens depend on k; training both stages again to {vocab_size}")
-        return self._fit(self._chunk_counts, self._source)
+        return self._fit(self._counts, self._source)
 
     def _tokenizer(self) -> Tokenizer:
         """As :class:`GreedTokTrainer`'s, with the curriculum in ``training_info``, and its
         figures per word: ``words``, ``distinct_words`` and ``tokens_per_word`` count the words of
         ``word_pattern`` in the chunks (those of stage 1, comparable with a word-level
         tokenizer's), ``chunks``, ``distinct_chunks`` and ``tokens_per_chunk`` the chunks stage
-        2's objective is over. Folders saved before issue 40 hold chunk figures under ``words``
+        2's objective is over. When stage 2 trains on a sample of the chunks (past
+        ``chunk_budget_mb``), all six are the sample's, so that the per-word figure is the
+        objective's; ``curriculum["chunk_sample"]`` gives the corpus's size. Folders saved before issue 40 hold chunk figures under ``words``
         and ``tokens_per_word`` (``training_info`` is informative only; nothing reads them back)."""
         tok = super()._tokenizer()
         info = tok.training_info
@@ -234,6 +325,25 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             for key, value in self._stage1.timings.items():
                 own[key] = round(own[key] + value, 3)
         return own
+
+
+@dataclass(frozen=True)
+class SuperwordCounts:
+    """What superword training keeps of a corpus's chunk counts
+    (:meth:`GreedTokSuperwordTrainer.reduce_counts`): bounded by the chunk budget and the words'
+    vocabulary, not by the corpus.
+
+    Attributes:
+        words: stage 1's table, {word: count} (Python ints), the words of every chunk.
+        sample: stage 2's chunks, all of them or their threshold sample
+            (:class:`~hf_greedtok.trainers.chunk_sample.ChunkSample`).
+        sample_words: (word occurrences, distinct words) in ``sample``'s chunks, for the per-word
+            figures of ``training_info``.
+    """
+
+    words: Counter
+    sample: ChunkSample
+    sample_words: tuple[int, int]
 
 
 def default_word_tokens(vocab_size: int) -> int:

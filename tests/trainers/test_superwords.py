@@ -8,64 +8,13 @@ from collections import Counter
 import pytest
 import regex
 from corpora import EXAMPLE_TEXT, corpus
-from helpers import all_substrings, literal_cover, naive_greedtok, occurrences
+from helpers import LATIN_WORDS, MIXED_WORDS, literal_cover, literal_superwords, superword_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_greedtok import ByteLevel, GreedTokTrainer
 from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
-from hf_greedtok.unicode_scripts import script_of, scripts_of_token
-
-
-def literal_superwords(chunks: dict[str, int], k: int, t: int, max_len: int, floor: int,
-                       keep_other_scripts: bool = True) -> list[bytes]:
-    """The curriculum, literally, on UTF-8 bytes (written as latin-1 strings): Algorithm 1 on the
-    chunks' gpt4-marks words to t tokens, then Algorithm 1 on the chunks to k tokens with those
-    first; stage 2's candidates are the chunks' substrings of 2..max_len bytes with at least
-    ``floor`` count-weighted occurrences. When the words have letters of several scripts,
-    Algorithm 1 on the words runs to k and its tokens holding a letter or mark of a script other
-    than the one with the most letters (ties: alphabetical), or part of a character, are pinned
-    after the first t."""
-    split = ByteLevel("gpt4-marks").pre_tokenize
-    words: Counter = Counter()
-    letters: Counter = Counter()
-    for chunk, c in chunks.items():
-        for w in split(chunk):
-            words[w] += c
-            for ch in w:
-                if ch.isalpha():
-                    letters[script_of(ch)] += c
-    dominant = sorted(letters, key=lambda s: (-letters[s], s))[0] if letters else None
-    several = keep_other_scripts and len(letters) > 1
-
-    def as_bytes(table):
-        return {w.encode().decode("latin-1"): c for w, c in table.items()}
-
-    def other_script(token: str) -> bool:
-        data = token.encode("latin-1")
-        text = data.decode("utf-8", errors="ignore")
-        cut = len(text.encode()) != len(data)
-        return cut or any(script_of(ch) not in (dominant, "Common", "Inherited") for ch in text)
-
-    byte_words = as_bytes(words)
-    stage1, _, _ = naive_greedtok(byte_words, all_substrings(byte_words, max_len), k if several else t)
-    pinned = stage1[:t] + [tok for tok in stage1[t:] if several and other_script(tok)]
-    byte_chunks = as_bytes(chunks)
-    frequent = {s for s in all_substrings(byte_chunks, max_len)
-                if sum(c * len(occurrences(s, w)) for w, c in byte_chunks.items()) >= floor}
-    ranked, _, _ = naive_greedtok(byte_chunks, frequent, k, pinned=pinned)
-    return [token.encode("latin-1") for token in ranked]
-
-
-# Chunks as the superwords split makes them: words with their space, single punctuation.
-_words = st.sampled_from(["a", "b", "ab", "ba", "aab", "the", "of"])
-# ... and words of other scripts: Han (3 bytes a character), Devanagari with a vowel sign (a mark).
-_mixed_words = st.sampled_from(["a", "ab", "the", "東", "京", "東京", "नम", "ना"])
-
-
-def _chunks(words):
-    return st.builds(lambda first, rest, stop: first + "".join(" " + w for w in rest) + stop,
-                     words, st.lists(words, max_size=3), st.sampled_from(["", ",", "."]))
+from hf_greedtok.unicode_scripts import scripts_of_token
 
 
 def _check_literal(chunks, k, t, floor, max_len, **kwargs):
@@ -79,14 +28,14 @@ def _check_literal(chunks, k, t, floor, max_len, **kwargs):
 
 
 @settings(max_examples=40, deadline=None)
-@given(chunks=st.dictionaries(_chunks(_words), st.integers(1, 6), min_size=1, max_size=6),
+@given(chunks=st.dictionaries(superword_chunks(LATIN_WORDS), st.integers(1, 6), min_size=1, max_size=6),
        k=st.integers(1, 12), t=st.integers(0, 6), floor=st.integers(1, 4))
 def test_the_trainer_is_the_literal_curriculum(chunks, k, t, floor):
     _check_literal(chunks, k, t, floor, 6)
 
 
 @settings(max_examples=40, deadline=None)
-@given(chunks=st.dictionaries(_chunks(_mixed_words), st.integers(1, 6), min_size=1, max_size=5),
+@given(chunks=st.dictionaries(superword_chunks(MIXED_WORDS), st.integers(1, 6), min_size=1, max_size=5),
        k=st.integers(1, 10), t=st.integers(0, 5), floor=st.integers(1, 3), keep=st.booleans())
 def test_with_several_scripts_the_trainer_is_the_literal_curriculum(chunks, k, t, floor, keep):
     _check_literal(chunks, k, t, floor, 7, keep_other_scripts=keep)

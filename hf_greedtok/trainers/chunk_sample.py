@@ -1,0 +1,107 @@
+"""A bounded sample of superword chunks: what stage 2 of superword GreedTok trains on (issue 41).
+
+Stage 2's occurrence index holds every candidate occurrence in every distinct chunk, about 5 per
+byte of distinct chunk text, and distinct chunks grow with the corpus (91% of those of the
+three English corpora are seen once). So the trainer's memory and time follow the bytes of
+distinct chunks it is given, and :func:`sample_chunks` bounds them with a budget of distinct
+bytes.
+
+Past the budget, stage 2 trains on a threshold sample of the chunks (Duffield, Lund & Thorup,
+JACM 2007): for the smallest rate m whose expected distinct bytes fit (a real number > 1), a
+chunk seen c >= m times is kept with its count, a rarer one is kept with probability c / m and
+then counted m times (floor(m) or floor(m) + 1 times, m on average, when m is not an integer). Every count is an unbiased estimate of the chunk's (sums over any set of chunks too, such
+as a candidate token's occurrences), the frequent chunks are exact, and the rare ones, which make
+most of the distinct bytes, are thinned; the frequency floor keeps its meaning, in occurrences of
+the whole corpus. Whether a rare chunk is kept is decided by XXH64 of its UTF-8 bytes
+(:class:`hf_greedtok._chunk_table.ChunkTable`), never by the order or the engine that counted:
+a table counted locally, on Ray, or read from a count table gives the same sample.
+
+Measured in benchmarks/RESULTS.md, "Superwords at corpus scale": the sample's cost in held-out
+tokens against the exact trainer, and time and memory at 25 MB to 1 GB of text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+import numpy as np
+
+from .._chunk_table import ChunkTable
+
+
+@dataclass(frozen=True)
+class ChunkSample:
+    """The chunks stage 2 trains on.
+
+    Attributes:
+        table: the sampled chunks and their counts (the whole table when ``rate`` is 1).
+        rate: m (a float); chunks seen fewer than m times are kept with probability c / m (1: all, exact).
+        distinct_bytes: UTF-8 bytes of the corpus's distinct chunks.
+        kept_bytes: UTF-8 bytes of the sample's distinct chunks (the budget bounds their expectation).
+    """
+
+    table: ChunkTable
+    rate: float
+    distinct_bytes: int
+
+    @property
+    def kept_bytes(self) -> int:
+        return self.table.distinct_bytes
+
+    def info(self, budget_mb: float | None) -> dict:
+        """The sample as ``training_info`` records it (sizes in MB of UTF-8, 10**6 bytes)."""
+        return {"budget_mb": budget_mb, "rate": self.rate, "distinct_chunks_kept": len(self.table),
+                "distinct_mb": round(self.distinct_bytes / 1e6, 3), "kept_mb": round(self.kept_bytes / 1e6, 3)}
+
+
+def sample_chunks(chunk_counts: Union[Mapping[str, int], ChunkTable], budget_mb: float | None) -> ChunkSample:
+    """The chunks of ``chunk_counts`` ({chunk: count >= 1}, or a :class:`ChunkTable`) stage 2
+    trains on within ``budget_mb`` MB (10**6 bytes) of distinct chunk text: all of them when they
+    fit (or the budget is None), else the threshold sample of the module's docstring at the
+    smallest m > 1 whose expected distinct bytes, sum over chunks of bytes x min(1, c / m), fit.
+
+    Example (16 bytes of distinct chunks, a budget of 10: the expected 7 + 5 x 20/m + 4 x 1/m
+    bytes fit from m = 104/3; " of the" stays as it is, " in a" and " wit" are kept with
+    probability 20/m and 1/m, here neither):
+        >>> sample = sample_chunks({" of the": 40, " in a": 20, " wit": 1}, 10e-6)
+        >>> round(sample.rate, 6), sample.table.to_dict(), sample.kept_bytes
+        (34.666667, {' of the': 40}, 7)
+        >>> sample_chunks({" of the": 40, " in a": 20, " wit": 1}, None).rate
+        1
+
+    Raises:
+        ValueError: ``budget_mb`` not positive, or a count below 1.
+        OverflowError: a count above 2**63-1.
+    """
+    if budget_mb is not None and not budget_mb > 0:
+        raise ValueError(f"budget_mb must be a positive number of MB, got {budget_mb!r}")
+    if isinstance(chunk_counts, ChunkTable):
+        table = chunk_counts
+    else:
+        table = ChunkTable()
+        table.add_counts(chunk_counts)
+    distinct = table.distinct_bytes
+    if budget_mb is None or distinct <= budget_mb * 1e6:
+        return ChunkSample(table, 1, distinct)
+    rate = _smallest_rate(table.sizes(), table.counts().astype(np.float64), budget_mb * 1e6)
+    return ChunkSample(table.sampled(rate), rate, distinct)
+
+
+def _smallest_rate(sizes: np.ndarray, counts: np.ndarray, budget: float) -> float:
+    """The smallest m > 1 (to 1 part in 10**9) with sum(sizes x min(1, counts / m)) <= budget
+    (bytes): the expected distinct bytes of the sample at rate m, which fall as m grows. A
+    deterministic bisection, so every engine finds the same m for the same table."""
+    def expected(m: float) -> float:
+        return float(np.dot(sizes, np.minimum(1.0, counts / m)))
+
+    high = 2.0
+    while expected(high) > budget:
+        high *= 2
+    low = high / 2      # expected(low) > budget, or low == 1 (the caller's case: all chunks do not fit)
+    while high - low > 1e-9 * high:
+        mid = (low + high) / 2
+        if expected(mid) > budget:
+            low = mid
+        else:
+            high = mid
+    return high

@@ -1,0 +1,311 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Chunk tables: {chunk: count} for superword training at corpus scale (issue 41).
+
+A corpus of 1 GB has some 17 million distinct superword chunks, nine in ten seen once. A Python
+``Counter`` holds each in about 135 bytes besides its text, and frees them into pymalloc arenas
+that a long run rarely gives back; a :class:`ChunkTable` holds the UTF-8 back to back with 32
+bytes of index per entry, in a few large vectors that go back to the system when it is freed.
+What superword training needs of the whole table is computed here, without the GIL:
+
+* :meth:`ChunkTable.words`: stage 1's words, every chunk split by a native word scanner
+  (``_pretokenize.split_words``, the split ``ByteLevel.pre_tokenize`` runs), weighted by the
+  chunk's count;
+* :meth:`ChunkTable.sampled`: stage 2's chunks past the chunk budget, threshold sampling
+  (Duffield, Lund & Thorup, "Priority sampling for estimation of arbitrary subset sums", JACM
+  2007, Section 2: a count c >= m is kept as it is, a smaller one is kept with probability c / m
+  and counted m times, m rounded to a neighbouring integer at random when it is not one),
+  decided by XXH64 of the chunk's bytes (``third_party/xxhash``), so the sample depends on the
+  table's contents only, never on the order it was counted in;
+* :meth:`ChunkTable.sizes` and :meth:`ChunkTable.counts`: arrays for choosing m.
+
+Entries are str encoded as UTF-8 with lone surrogates kept (``surrogatepass``), so every str
+round-trips exactly. Insertion order is kept: tables merged in input order list their entries
+in the same order whatever the number of workers.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcmp
+from libcpp.vector cimport vector
+
+import numpy as np
+
+from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words
+
+cdef extern from "_chunk_hash.h" nogil:
+    uint64_t hfg_xxh64(const void* data, size_t n)
+    uint64_t hfg_mul_hi(uint64_t a, uint64_t b)
+
+cdef extern from *:
+    bint __builtin_add_overflow(int64_t a, int64_t b, int64_t* out) nogil
+
+cdef int64_t _INT64_MAX = 0x7FFFFFFFFFFFFFFF
+cdef uint32_t _MAX_ENTRIES = 0xFFFFFFFE     # slot values are entry + 1 in 32 bits
+
+
+cdef inline int64_t _decode(const uint8_t* s, int64_t n, vector[uint32_t]& cps, vector[int64_t]& starts) noexcept nogil:
+    """The code points of s[0:n] (UTF-8 as this table writes it: well formed, lone surrogates as
+    their 3-byte form) into ``cps``, and the byte offset of each into ``starts`` (one more at
+    the end: n); returns the number of code points."""
+    cdef int64_t i = 0, k = 0
+    cdef uint8_t b
+    cps.resize(n)
+    starts.resize(n + 1)
+    while i < n:
+        starts[k] = i
+        b = s[i]
+        if b < 0x80:
+            cps[k] = b
+            i += 1
+        elif b < 0xE0:
+            cps[k] = ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
+            i += 2
+        elif b < 0xF0:
+            cps[k] = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
+            i += 3
+        else:
+            cps[k] = ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
+            i += 4
+        k += 1
+    starts[k] = n
+    return k
+
+
+cdef class ChunkTable:
+    """{chunk: count}: distinct str keys (stored as UTF-8, surrogates kept) with int64 counts.
+
+    Example:
+        >>> t = ChunkTable()
+        >>> t.add_counts({" of the": 3, " in a": 1})
+        >>> t.add_counts({" of the": 2})
+        >>> t.to_dict(), len(t), t.distinct_bytes
+        ({' of the': 5, ' in a': 1}, 2, 12)
+
+    Memory: the UTF-8 bytes plus 32 bytes per entry (end offset, count, hash, two 4-byte slots),
+    with the vectors' growth on top while they grow.
+    """
+
+    def __init__(self):
+        self._slots.resize(16)
+
+    def __len__(self) -> int:
+        return self._counts.size()
+
+    @property
+    def distinct_bytes(self) -> int:
+        """The UTF-8 bytes of all entries together."""
+        return self._text.size()
+
+    cdef int _grow(self) except -1 nogil:
+        cdef size_t size = self._slots.size() * 2, mask = size - 1, i, e
+        self._slots.assign(size, 0)
+        for e in range(self._counts.size()):
+            i = self._hashes[e] & mask
+            while self._slots[i]:
+                i = (i + 1) & mask
+            self._slots[i] = <uint32_t>(e + 1)
+        return 0
+
+    cdef int64_t _add(self, const char* data, int64_t n, uint64_t h, int64_t count) except -1 nogil:
+        """Adds ``count`` to the entry data[0:n] (hash h), made if new; returns its index.
+        Raises OverflowError (the GIL taken) when the count would pass 2**63-1, or the table
+        would pass 2**32-2 entries."""
+        cdef size_t mask = self._slots.size() - 1, i = h & mask
+        cdef uint32_t slot
+        cdef int64_t e, start, total
+        while True:
+            slot = self._slots[i]
+            if slot == 0:
+                break
+            e = slot - 1
+            if self._hashes[e] == h:
+                start = self._ends[e - 1] if e else 0
+                if self._ends[e] - start == n and memcmp(self._text.data() + start, data, n) == 0:
+                    if __builtin_add_overflow(self._counts[e], count, &total):
+                        with gil:
+                            raise OverflowError(f"the count of {self._key(e)!r} passes 2**63-1")
+                    self._counts[e] = total
+                    return e
+            i = (i + 1) & mask
+        e = self._counts.size()
+        if <uint64_t>e >= _MAX_ENTRIES:
+            with gil:
+                raise OverflowError(f"a chunk table holds at most {_MAX_ENTRIES:,} entries")
+        self._text.insert(self._text.end(), data, data + n)
+        self._ends.push_back(self._text.size())
+        self._counts.push_back(count)
+        self._hashes.push_back(h)
+        self._slots[i] = <uint32_t>(e + 1)
+        if 2 * self._counts.size() > self._slots.size():      # load at most 1/2
+            self._grow()
+        return e
+
+    cdef str _key(self, int64_t e):
+        cdef int64_t start = self._ends[e - 1] if e else 0
+        return self._text.data()[start:self._ends[e]].decode("utf-8", "surrogatepass")
+
+    def add(self, str chunk not None, int64_t count) -> None:
+        """Add ``count`` (1..2**63-1) to ``chunk``.
+
+        Raises:
+            ValueError: count below 1. OverflowError: the total would pass 2**63-1.
+        """
+        if count < 1:
+            raise ValueError(f"count of {chunk!r} must be >= 1, got {count}")
+        cdef bytes b = chunk.encode("utf-8", "surrogatepass")
+        cdef const char* p = PyBytes_AS_STRING(b)
+        cdef int64_t n = PyBytes_GET_SIZE(b)
+        with nogil:
+            self._add(p, n, hfg_xxh64(p, n), count)
+
+    def add_counts(self, counts) -> None:
+        """Add every ``{chunk: count}`` of a mapping (str keys, integer counts 1..2**63-1).
+
+        Raises:
+            ValueError: a count below 1. OverflowError: a count, or a total, above 2**63-1.
+            TypeError: a key that is not a str.
+        """
+        cdef bytes b
+        cdef int64_t n, c
+        for chunk, count in counts.items():
+            c = count
+            if c < 1:
+                raise ValueError(f"count of {chunk!r} must be >= 1, got {count}")
+            b = (<str?>chunk).encode("utf-8", "surrogatepass")
+            n = PyBytes_GET_SIZE(b)
+            self._add(PyBytes_AS_STRING(b), n, hfg_xxh64(PyBytes_AS_STRING(b), n), c)
+
+    def merge(self, ChunkTable other not None) -> None:
+        """Add every entry of ``other`` (its order kept for the entries new here).
+
+        Raises:
+            OverflowError: a total above 2**63-1.
+        """
+        cdef int64_t e, start = 0
+        with nogil:
+            for e in range(<int64_t>other._counts.size()):
+                self._add(other._text.data() + start, other._ends[e] - start, other._hashes[e], other._counts[e])
+                start = other._ends[e]
+
+    def sizes(self):
+        """int64[len]: each entry's UTF-8 bytes, in table order."""
+        out = np.empty(self._counts.size(), dtype=np.int64)
+        cdef int64_t[::1] v = out
+        cdef int64_t e, start = 0
+        for e in range(<int64_t>self._counts.size()):
+            v[e] = self._ends[e] - start
+            start = self._ends[e]
+        return out
+
+    def counts(self):
+        """int64[len]: each entry's count, in table order (a copy)."""
+        out = np.empty(self._counts.size(), dtype=np.int64)
+        cdef int64_t[::1] v = out
+        cdef int64_t e
+        for e in range(<int64_t>self._counts.size()):
+            v[e] = self._counts[e]
+        return out
+
+    def sampled(self, double rate) -> ChunkTable:
+        """Threshold sampling at rate m (the module's docstring): a new table holding this
+        table's entries of count c >= m as they are, and those of count c < m kept with
+        probability c / m and counted w times, w = floor(m) or floor(m) + 1 with probability
+        frac(m) (so w averages m: every count stays unbiased, for any real m), in this table's
+        order. Both draws come from the entry's XXH64 h: kept when (h >> 32) x m < c x 2**32,
+        one more when (h & 0xFFFFFFFF) < frac(m) x 2**32 (IEEE doubles, as Python computes them).
+        ``rate`` 1 copies the table.
+
+        Raises:
+            ValueError: rate below 1 or not finite.
+        """
+        if not 1.0 <= rate < 9.2e18:
+            raise ValueError(f"rate must be a finite number >= 1, got {rate}")
+        cdef ChunkTable out = ChunkTable()
+        cdef int64_t e, c, whole = <int64_t>rate, start = 0
+        cdef double part = (rate - <double>whole) * 4294967296.0
+        cdef uint64_t h
+        with nogil:
+            for e in range(<int64_t>self._counts.size()):
+                c = self._counts[e]
+                if <double>c < rate:
+                    h = self._hashes[e]
+                    if <double>(h >> 32) * rate >= <double>c * 4294967296.0:
+                        start = self._ends[e]
+                        continue
+                    c = whole + (<double>(h & 0xFFFFFFFFULL) < part)
+                out._add(self._text.data() + start, self._ends[e] - start, self._hashes[e], c)
+                start = self._ends[e]
+        return out
+
+    def words(self, int pattern) -> ChunkTable:
+        """The words of every entry under the native split ``pattern`` (a ``PATTERN_*`` id of
+        :mod:`hf_greedtok._pretokenize`: what ``ByteLevel(split).pre_tokenize`` gives), each
+        counted as often as its entry, as a new table.
+
+        Raises:
+            ValueError: ``pattern`` has no native scanner. OverflowError: a word's total above 2**63-1.
+        """
+        if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+            raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
+        cdef ChunkTable out = ChunkTable()
+        cdef vector[uint32_t] cps
+        cdef vector[int64_t] starts, ends
+        cdef int64_t e, n, k, w, a, b, start = 0
+        cdef const char* s
+        with nogil:
+            for e in range(<int64_t>self._counts.size()):
+                s = self._text.data() + start
+                n = _decode(<const uint8_t*>s, self._ends[e] - start, cps, starts)
+                ends.clear()
+                split_words(pattern, cps.data(), n, ends)
+                a = 0
+                for k in range(<int64_t>ends.size()):
+                    w = starts[ends[k]]
+                    out._add(s + a, w - a, hfg_xxh64(s + a, w - a), self._counts[e])
+                    a = w
+                start = self._ends[e]
+        return out
+
+    def __iter__(self):
+        """The entries (str), in table order."""
+        cdef int64_t e, start = 0
+        for e in range(<int64_t>self._counts.size()):
+            yield self._text.data()[start:self._ends[e]].decode("utf-8", "surrogatepass")
+            start = self._ends[e]
+
+    def to_dict(self) -> dict:
+        """{chunk: count} (str keys, Python ints), in table order."""
+        cdef dict out = {}
+        cdef int64_t e, start = 0
+        cdef const char* s = self._text.data()
+        for e in range(<int64_t>self._counts.size()):
+            out[s[start:self._ends[e]].decode("utf-8", "surrogatepass")] = self._counts[e]
+            start = self._ends[e]
+        return out
+
+    def __reduce__(self):
+        # pickled (to and from worker processes) as the bytes, ends and counts; hashes are
+        # computed again on arrival
+        cdef int64_t size = self._text.size()
+        text = PyBytes_FromStringAndSize(self._text.data(), size)
+        ends = np.asarray(<int64_t[:self._ends.size()]>self._ends.data()).copy() if self._ends.size() \
+            else np.empty(0, np.int64)
+        return _from_parts, (text, ends, self.counts())
+
+
+def _from_parts(bytes text not None, ends, counts) -> ChunkTable:
+    """The table pickled as its UTF-8 ``text``, entry ``ends`` (int64) and ``counts`` (int64)."""
+    cdef ChunkTable t = ChunkTable()
+    cdef const int64_t[::1] ev = np.ascontiguousarray(ends, dtype=np.int64)
+    cdef const int64_t[::1] cv = np.ascontiguousarray(counts, dtype=np.int64)
+    cdef const char* s = PyBytes_AS_STRING(text)
+    cdef int64_t e, start = 0, n = ev.shape[0]
+    if cv.shape[0] != n or (n and ev[n - 1] != PyBytes_GET_SIZE(text)):
+        raise ValueError("a chunk table's parts do not agree")
+    with nogil:
+        t._text.reserve(ev[n - 1] if n else 0)
+        for e in range(n):
+            t._add(s + start, ev[e] - start, hfg_xxh64(s + start, ev[e] - start), cv[e])
+            start = ev[e]
+    return t

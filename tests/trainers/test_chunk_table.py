@@ -1,0 +1,77 @@
+"""The chunk table (issue 41): {chunk: count} held as UTF-8 back to back, what the superword
+trainer counts a corpus into. It must hold exactly what a Counter holds, and split its chunks
+into words exactly as ``ByteLevel(split).pre_tokenize`` does."""
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+
+import pytest
+from corpora import EXAMPLE_TEXT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hf_greedtok import ByteLevel
+from hf_greedtok._chunk_table import ChunkTable
+from hf_greedtok.pre_tokenizers.patterns import SPLITS
+from hf_greedtok.trainers.superwords import chunk_words
+from hf_greedtok.word_counts import count_words, count_words_in_files
+
+_counts = st.dictionaries(st.text(min_size=1, max_size=12), st.integers(1, 2**40), max_size=20)
+_word_splits = [s.name for s in SPLITS if not s.spans_words and s.native_id >= 0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=_counts, second=_counts)
+def test_adding_and_merging_hold_what_a_counter_holds(first, second):
+    """Arbitrary Unicode keys (lone surrogates too), in first-seen order, through pickling."""
+    a, b = ChunkTable(), ChunkTable()
+    a.add_counts(first)
+    b.add_counts(second)
+    a.merge(b)
+    expected = Counter(first) + Counter(second)
+    assert a.to_dict() == expected and list(a) == list(expected)
+    assert len(a) == len(expected)
+    assert a.distinct_bytes == sum(len(k.encode("utf-8", "surrogatepass")) for k in expected)
+    assert a.sizes().tolist() == [len(k.encode("utf-8", "surrogatepass")) for k in expected]
+    assert a.counts().tolist() == list(expected.values())
+    assert pickle.loads(pickle.dumps(a)).to_dict() == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(chunks=st.dictionaries(st.text(max_size=40).filter(bool), st.integers(1, 9), max_size=8),
+       split=st.sampled_from(_word_splits))
+def test_words_are_those_of_the_word_split(chunks, split):
+    table = ChunkTable()
+    table.add_counts(chunks)
+    pre = ByteLevel(split)
+    assert table.words(pre.native_pattern).to_dict() == chunk_words(chunks, pre)
+
+
+def test_counts_past_int64_and_bad_counts_are_refused():
+    table = ChunkTable()
+    table.add(" of the", 2**63 - 1)
+    with pytest.raises(OverflowError, match="' of the' passes 2\\*\\*63-1"):
+        table.add(" of the", 1)
+    with pytest.raises(ValueError, match="must be >= 1"):
+        table.add(" a", 0)
+    with pytest.raises(ValueError, match="must be >= 1"):
+        table.add_counts({" a": -2})
+    with pytest.raises(ValueError, match="no native pre-tokenizer"):
+        table.words(-1)
+
+
+@pytest.mark.parametrize("split", ["superwords", "superwords-digits", "gpt4-marks"])
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_counting_into_a_table_counts_as_the_counter_does(split, num_proc, monkeypatch):
+    import hf_greedtok.formats.sources as sources
+    import hf_greedtok.word_counts as wc
+    monkeypatch.setattr(wc, "_PARALLEL_MIN_BYTES", 0)        # workers even on the example text,
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 1 << 15)     # in 12 jobs whose tables merge
+    pre = ByteLevel(split)
+    as_counter = count_words_in_files([EXAMPLE_TEXT], pre, num_proc=num_proc, show_progress=False)
+    as_table = count_words_in_files([EXAMPLE_TEXT], pre, num_proc=num_proc, show_progress=False, table=True)
+    assert isinstance(as_table, ChunkTable)
+    assert as_table.to_dict() == as_counter and list(as_table) == list(as_counter)
+    lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert count_words(lines, pre, num_proc=num_proc, show_progress=False, table=True).to_dict() == as_counter
