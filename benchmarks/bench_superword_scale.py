@@ -14,10 +14,18 @@ other domains of ``other_domains.py`` (gcide, linux_docs, fortunes, debian_handb
 generator never saw); the tokens are printed beside the time, and for each size relative to the
 same kind trained on the smallest size (the issue's goal: 1 GB no worse than 25 MB of it).
 
+``--real``: the same on real English instead, prefixes of the 50 MB Debian reference of
+``scale_corpus.py`` (dict-gcide, the Linux docs, fortunes, debian-handbook), superwords at each
+``--budgets`` (MB; 0: every chunk, exact), held out on every 5th line of the three shared English
+corpora (Brown, Shakespeare and Milton, the Python docs: never trained on here). The generated
+corpus is for time and memory: its phrases are a Markov chain's, and trained on more of it the
+exact trainer takes more held-out tokens (benchmarks/RESULTS.md, "Superwords at corpus scale").
+
 The table goes to stdout (markdown, for benchmarks/RESULTS.md) and ``--plot`` draws seconds and GB
 against MB for both kinds (matplotlib, the ``plot`` extra).
 
     python benchmarks/bench_superword_scale.py --mb 25 100 250 1000 --plot benchmarks/superword_scale.png
+    python benchmarks/bench_superword_scale.py --real --mb 12.5 25 50 --budgets 5 20 0
 """
 from __future__ import annotations
 
@@ -33,7 +41,7 @@ from pathlib import Path
 from bench_train_cli import timed_run
 from common import machine
 from other_domains import texts
-from scale_corpus import corpus
+from scale_corpus import build_reference, corpus, reference_path
 
 HERE = Path(__file__).resolve().parent
 KINDS = {"superwords": ["--superwords"], "word level": []}
@@ -62,6 +70,39 @@ def train_once(cli: str, path: Path, flags: list[str], total: int, held_out: dic
             "distinct_mb": sample.get("distinct_mb"), "heldout_tokens": tokens}
 
 
+def real_prefix(mb: float, folder: Path) -> Path:
+    """The first ``mb`` MB of the real reference (cut at a line end), written into ``folder``."""
+    source = reference_path()
+    if not source.is_file():
+        build_reference()
+    data = source.read_bytes()
+    if mb * 1e6 >= len(data):
+        return source
+    path = folder / f"real_{mb:g}MB.txt"
+    path.write_bytes(data[:data.rindex(b"\n", 0, int(mb * 1e6)) + 1])
+    return path
+
+
+def real(args: argparse.Namespace, cli: str) -> None:
+    """Superwords on prefixes of real English at each budget, held out on the shared English corpora."""
+    from common import CORPORA
+    held_out = {name: (CORPORA / name).read_text(encoding="utf-8").splitlines(keepends=True)[::5]
+                for name in ("en_brown.txt", "en_shakespeare_milton.txt", "en_python_docs.txt")}
+    print("| MB of real text | chunk budget MB | wall s | peak RSS MB | chunk sample (rate, distinct chunks) "
+          "| held-out tokens | load before |")
+    print("|---:|---:|---:|---:|---|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="real-") as tmp:
+        for mb in args.mb:
+            path = real_prefix(mb, Path(tmp))
+            for budget in args.budgets:
+                load = os.getloadavg()[0]
+                got = train_once(cli, path, ["--superwords", "--chunk-budget-mb", str(budget or 10**6)], args.total,
+                                 held_out)
+                sample = f"m = {got['rate']:.2f} of {got['distinct_mb']:,.1f} MB"
+                print(f"| {mb:g} | {budget or 'all (exact)'} | {got['wall_s']:.1f} | {got['peak_rss_mb']:,.0f} | "
+                      f"{sample} | {got['heldout_tokens']:,} | {load:.2f} |", flush=True)
+
+
 def plot(rows: list[dict], path: Path) -> None:
     from hf_greedtok.experiments.plots import _pyplot
     plt = _pyplot()
@@ -84,13 +125,19 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--mb", type=int, nargs="+", default=[25, 100, 250, 1000])
+    p.add_argument("--mb", type=float, nargs="+", default=[25, 100, 250, 1000])
+    p.add_argument("--real", action="store_true", help="real English from Debian packages, at --budgets")
+    p.add_argument("--budgets", type=float, nargs="+", default=[5, 20, 0],
+                   help="with --real: chunk budgets in MB (0: every chunk)")
     p.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
     p.add_argument("--total", type=int, default=32768)
     p.add_argument("--plot", type=Path, help="write the seconds and GB plot here (PNG)")
     args = p.parse_args()
     cli = shutil.which("hf-greedtok", path=str(Path(sys.executable).parent)) or "hf-greedtok"
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    if args.real:
+        real(args, cli)
+        return
     held_out = {name: path.read_text(encoding="utf-8").splitlines(keepends=True) for name, path in texts().items()}
     print("| MB | kind | wall s | peak RSS MB | s per MB | chunk sample (rate, distinct chunks) | held-out tokens "
           "| vs smallest | load before |")
@@ -98,6 +145,7 @@ def main() -> None:
     rows = []
     first: dict[str, int] = {}
     for mb in args.mb:
+        mb = int(mb)
         path = corpus(mb)      # generated first if missing (about 2 minutes a GB)
         for kind in args.kinds:
             load = os.getloadavg()[0]

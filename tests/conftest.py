@@ -31,6 +31,21 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_compiled_package()
 
 
+# The modules that start Ray clusters (the `cluster` fixture, `--engine ray` runs). pytest runs
+# on every core (pytest-xdist, `-n auto --dist loadgroup` in pyproject.toml); these share one
+# group, so they run one after another in one worker: two local clusters at once would contend
+# for the same cores and /tmp/ray, and the signal tests look for a run's processes by name.
+_RAY_MODULES = ("distributed/", "behaviour/test_bad_documents.py", "behaviour/test_cli_fuzz.py",
+                "formats/test_uris.py")
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    for item in items:
+        if item.path.resolve().relative_to(_TESTS).as_posix().startswith(_RAY_MODULES):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+
+
 # Hypothesis profiles of the fuzz suite (tests/behaviour/test_fuzz.py picks one with HF_GREEDTOK_FUZZ):
 # "fuzz-ci" is reproducible (same strings every run, no example database) and fits CI's budget;
 # "fuzz-nightly" explores new strings every night, 10,000 per path, and prints a reproduction blob.

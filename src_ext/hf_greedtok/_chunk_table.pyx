@@ -180,8 +180,11 @@ cdef class ChunkTable:
         """Add every entry of ``other`` (its order kept for the entries new here).
 
         Raises:
-            OverflowError: a total above 2**63-1.
+            OverflowError: a total above 2**63-1. ValueError: ``other`` is this table (its
+                vectors would move under the loop reading them).
         """
+        if other is self:
+            raise ValueError("a chunk table cannot merge itself; merge a copy (pickle.loads(pickle.dumps(t)))")
         cdef int64_t e, start = 0
         with nogil:
             for e in range(<int64_t>other._counts.size()):

@@ -148,3 +148,31 @@ def test_count_superwords_writes_long_chunks_as_pieces_that_spell_them(tmp_path)
     assert main(["train", str(text), "-o", str(tmp_path / "a"), *args]) == 0
     assert main(["train", str(table), "--counts", "--no-prefix-space", "-o", str(tmp_path / "b"), *args]) == 0
     assert Tokenizer.load(tmp_path / "a").model.ranked_tokens == Tokenizer.load(tmp_path / "b").model.ranked_tokens
+
+
+def test_past_the_chunk_budget_a_count_table_and_the_text_train_the_same_sample(tmp_path, capsys):
+    """Issue 41: the sample depends on the counts only, so a table and the text it was counted
+    from give the same tokenizer past the budget too, and the folder records the sample."""
+    table = tmp_path / "chunks.parquet"
+    assert main(["count", str(EXAMPLE_TEXT), "--superwords", "-o", str(table), "--quiet"]) == 0
+    args = ["--superwords", "--vocab-size", "800", "--chunk-budget-mb", "0.1"]
+    assert main(["train", str(EXAMPLE_TEXT), "-o", str(tmp_path / "a"), *args]) == 0
+    assert "stage 2 trains on a sample at rate" in capsys.readouterr().out
+    assert main(["train", str(table), "--counts", "-o", str(tmp_path / "b"), "--quiet", *args]) == 0
+    a, b = Tokenizer.load(tmp_path / "a"), Tokenizer.load(tmp_path / "b")
+    assert a.model.ranked_tokens == b.model.ranked_tokens
+    sample = a.training_info["curriculum"]["chunk_sample"]
+    assert sample["budget_mb"] == 0.1 and 3 < sample["rate"] < 5 and sample["kept_mb"] < 0.12 < sample["distinct_mb"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--chunk-budget-mb", "5"], "--chunk-budget-mb bounds the chunk stage of --superwords; add --superwords"),
+    (["--superwords", "--chunk-budget-mb", "0"], "must be a finite number above 0, got 0"),
+    (["--superwords", "--chunk-budget-mb", "1e-9"], "keeps none of the"),
+])
+def test_bad_chunk_budgets_exit_2_in_one_line_and_write_nothing(argv, message, tmp_path, capsys):
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "300", "-o", str(out), "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+    assert not out.exists() and list(tmp_path.iterdir()) == []

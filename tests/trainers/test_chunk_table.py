@@ -59,6 +59,8 @@ def test_counts_past_int64_and_bad_counts_are_refused():
         table.add_counts({" a": -2})
     with pytest.raises(ValueError, match="no native pre-tokenizer"):
         table.words(-1)
+    with pytest.raises(ValueError, match="cannot merge itself"):
+        table.merge(table)
 
 
 @pytest.mark.parametrize("split", ["superwords", "superwords-digits", "gpt4-marks"])
