@@ -90,7 +90,7 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         "tokens); 0 trains on the chunks from scratch")
     t.add_argument("--chunk-budget-mb", type=positive_float, default=None, metavar="MB",
                    help="with --superwords: the most distinct chunk text the chunk stage trains on, in MB "
-                        f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB); past it, it trains "
+                        f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past it, it trains "
                         "on a sample of the chunks (those seen often counted exactly; see README, Superwords)")
 
 

@@ -86,9 +86,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             with letters of several scripts.
         chunk_budget_mb: the most distinct chunk text stage 2 trains on, in MB of UTF-8 (10**6
             bytes; default ``DEFAULT_CHUNK_BUDGET_MB``, 20); None: every chunk, however many.
-            Stage 2's memory and time follow the distinct chunks' bytes (about 100 MB of peak
-            memory per MB), and those grow with the corpus, so past the budget stage 2 trains
-            on a threshold sample of the chunk counts
+            Stage 2's memory and time follow the distinct chunks' bytes (English: about 100 MB
+            of peak memory per MB), and those grow with the corpus, so past the budget stage 2
+            trains on a threshold sample of the chunk counts
             (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`: chunks seen m times or
             more exactly, rarer ones kept with probability c / m by their hash and counted m
             times; the same sample from text, tables or Ray). Exact when the distinct chunks
