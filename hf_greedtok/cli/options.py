@@ -62,13 +62,19 @@ def bounded_int(low: int, high: int, why: str = ""):
 
 
 def bounded_float(low: float, high: float = math.inf):
-    """An argparse type: a finite number strictly between ``low`` and ``high``; nan and
-    infinities refused."""
+    """An argparse type: a finite number strictly between ``low`` and ``high`` (ASCII decimal or
+    exponent notation, as ``1.75`` or ``2e-3``); nan and infinities refused.
+
+    Example:
+        >>> bounded_float(0)("2.5e1")
+        25.0
+    """
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        # float() would also take " 5", "1_0" and other scripts' digits
+        if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)", text,
+                            re.IGNORECASE):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+        value = float(text)
         if not (low < value < high and math.isfinite(value)):
             if high < math.inf:
                 raise argparse.ArgumentTypeError(f"must be strictly between {low:g} and {high:g}, got {text}")

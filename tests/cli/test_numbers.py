@@ -43,7 +43,7 @@ _BASE = {
 
 @pytest.mark.parametrize("command, option, kind", NUMERIC, ids=[f"{c} {o}" for c, o, _ in NUMERIC])
 @pytest.mark.parametrize("value", ["9223372036854775808", "99999999999999999999999", "1e24", "-1", "nan", "inf",
-                                   "-inf", "", "0x10"])
+                                   "-inf", "", "0x10", "1_0", " 5", "١٢"])
 def test_out_of_range_numbers_are_refused_at_parse_time(command, option, kind, value, tmp_path, capsys):
     try:
         accepted = kind(value)

@@ -171,3 +171,10 @@ def test_continue_training_on_a_sample_equals_training_to_the_new_size_directly(
     resumed = trainer.continue_training(1200)
     direct = GreedTokSuperwordTrainer(1200, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(lines)
     assert resumed.model.ranked_tokens == direct.model.ranked_tokens
+
+
+def test_a_retrained_folder_keeps_its_chunk_budget():
+    from hf_greedtok.trainers.recorded import recorded_trainer
+    tok = GreedTokSuperwordTrainer(600, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(_lines())
+    assert recorded_trainer(tok, 900).chunk_budget_mb == 0.1
+    assert recorded_trainer(tok, 900, chunk_budget_mb=None).chunk_budget_mb is None

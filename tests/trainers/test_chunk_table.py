@@ -77,3 +77,15 @@ def test_counting_into_a_table_counts_as_the_counter_does(split, num_proc, monke
     assert as_table.to_dict() == as_counter and list(as_table) == list(as_counter)
     lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines(keepends=True)
     assert count_words(lines, pre, num_proc=num_proc, show_progress=False, table=True).to_dict() == as_counter
+
+
+@pytest.mark.parametrize("name", ["en_brown.txt", "zh_reviews.txt", "hi_devdas.txt"])
+def test_a_real_corpus_counts_and_splits_into_words_as_the_counter_does(name):
+    from corpora import corpus
+    path = corpus(name)
+    pre = ByteLevel("superwords")
+    as_counter = count_words_in_files([path], pre, num_proc=2, show_progress=False)
+    as_table = count_words_in_files([path], pre, num_proc=2, show_progress=False, table=True)
+    assert as_table.to_dict() == as_counter and list(as_table) == list(as_counter)
+    words = ByteLevel("gpt4-marks")
+    assert as_table.words(words.native_pattern).to_dict() == chunk_words(as_counter, words)
