@@ -85,14 +85,17 @@ def run(args: argparse.Namespace) -> int:
                                      address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
                                      show_progress=not args.quiet)
     else:
-        wc = _count_here(args, kinds, counting_pre, counting_norm)
+        # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a
+        # large corpus's would take five times the memory
+        wc = _count_here(args, kinds, counting_pre, counting_norm, table=args.units == "bytes" and split.spans_words)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
     summary = write_count_table(wc, out, counting_pre)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
                    "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
-    print(f"{sum(wc.values()):,} words, {len(wc):,} distinct, counted by the {args.engine} engine; wrote "
+    print(f"{summary.occurrences + summary.omitted_occurrences:,} words, {len(wc):,} distinct, counted by the "
+          f"{args.engine} engine; wrote "
           f"{summary.words:,} entries to {out}{omitted}")
     return 0
 
@@ -115,21 +118,23 @@ def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:
     check_writable(out)
 
 
-def _count_here(args: argparse.Namespace, kinds: dict, counting_pre, counting_norm):
+def _count_here(args: argparse.Namespace, kinds: dict, counting_pre, counting_norm, table: bool):
     """The local engine: text files in this machine's process pool, then each JSON Lines and
-    parquet file's documents."""
+    parquet file's documents; a Counter, or with ``table`` a ChunkTable of the same counts."""
     from collections import Counter
 
+    from .._chunk_table import ChunkTable
     from ..formats.sources import read_documents
     from ..word_counts import count_corpus, count_words
 
-    wc = Counter()
+    wc = ChunkTable() if table else Counter()
+    add = wc.merge if table else wc.update
     if "text" in kinds:
-        wc.update(count_corpus(kinds["text"], counting_pre, counting_norm, encoding_errors=args.encoding_errors,
-                               num_proc=args.num_proc, show_progress=not args.quiet))
+        add(count_corpus(kinds["text"], counting_pre, counting_norm, encoding_errors=args.encoding_errors,
+                         num_proc=args.num_proc, show_progress=not args.quiet, table=table))
     for kind in ("json", "parquet"):
         for f in kinds.get(kind, []):
             docs = read_documents(f, kind, args.text_column, args.encoding_errors)
-            wc.update(count_words(docs, counting_pre, counting_norm, num_proc=args.num_proc,
-                                  show_progress=not args.quiet, source=f))
+            add(count_words(docs, counting_pre, counting_norm, num_proc=args.num_proc,
+                            show_progress=not args.quiet, source=f, table=table))
     return wc

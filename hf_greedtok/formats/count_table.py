@@ -39,13 +39,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
 from ..pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
+
+if TYPE_CHECKING:
+    from .._chunk_table import ChunkTable
 
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
 #: How a TSV table's first line, its record, begins; the JSON object after it holds "split".
@@ -92,13 +95,41 @@ def _format(path: Union[str, os.PathLike], format: Optional[str]) -> str:
     return fmt
 
 
-def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], pre_tokenizer: Any = None,
-                      *, format: Optional[str] = None) -> TableSummary:
+def _is_chunk_table(counts) -> bool:
+    from .._chunk_table import ChunkTable     # native, with numpy: only when a table is written
+    return isinstance(counts, ChunkTable)
+
+
+def _parquet_columns(counts: Union[Mapping[str, int], ChunkTable], pa) -> tuple:
+    """The word and count columns (pyarrow arrays) of a table, in :func:`sorted_items`' order; a
+    ChunkTable's straight from its sorted UTF-8 buffer, without a str per word."""
+    if not _is_chunk_table(counts):
+        items = sorted_items(counts)
+        return pa.array([w for w, _ in items], pa.string()), pa.array([c for _, c in items], pa.int64())
+    text, offsets, values = counts.sorted_parts()
+    words = pa.LargeStringArray.from_buffers(len(values), pa.py_buffer(offsets), pa.py_buffer(text))
+    try:
+        words.validate(full=True)
+    except pa.ArrowInvalid:
+        # a lone surrogate (from a JSON "\ud800" escape) has no UTF-8: the Counter path's
+        # pa.array raises this UnicodeEncodeError, so this one does too, before anything is written
+        for word in counts:
+            word.encode("utf-8")
+        raise
+    # the column type the Counter path writes (32-bit offsets) when it fits, so both write the same file
+    if len(text) < 2**31:
+        words = words.cast(pa.string())
+    return words, pa.array(values, pa.int64())
+
+
+def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[str, os.PathLike],
+                      pre_tokenizer: Any = None, *, format: Optional[str] = None) -> TableSummary:
     """Write ``counts`` to ``path`` atomically as TSV (default) or parquet (``format="parquet"`` or a
     ``.parquet`` suffix).
 
     Args:
-        counts: {word: count >= 1}, words as the counters give them (pre-tokenized).
+        counts: {word: count >= 1}, words as the counters give them (pre-tokenized), or a
+            :class:`~hf_greedtok._chunk_table.ChunkTable` of them (written from its buffer).
         path: the table file; its folder is created.
         pre_tokenizer: the counting pre-tokenizer (required for TSV): its ``table_split`` is
             recorded in the table, and each TSV entry is checked to read back as its word.
@@ -113,8 +144,6 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
         OSError: the file cannot be written (no partial file is left).
     """
     target = Path(path)
-    items = sorted_items(counts)
-    total = sum(c for _, c in items)
     record = None if pre_tokenizer is None else json.dumps({"split": pre_tokenizer.table_split})
     if _format(target, format) == "parquet":
         try:
@@ -122,11 +151,13 @@ def write_count_table(counts: Mapping[str, int], path: Union[str, os.PathLike], 
             import pyarrow.parquet as pq
         except ImportError:
             raise ImportError("writing parquet count tables needs pyarrow: pip install 'hf-greedtok[ray]'") from None
-        table = pa.table({"word": pa.array([w for w, _ in items], pa.string()),
-                          "count": pa.array([c for _, c in items], pa.int64())},
+        words, values = _parquet_columns(counts, pa)
+        table = pa.table({"word": words, "count": values},
                          metadata=None if record is None else {PARQUET_KEY: record.encode()})
         atomic_write(target, lambda fd, tmp: pq.write_table(table, tmp))
-        return TableSummary(target, len(items), total)
+        return TableSummary(target, len(values), sum(values.to_numpy().tolist()))
+    items = sorted_items(counts.to_dict() if _is_chunk_table(counts) else counts)
+    total = sum(c for _, c in items)
     if pre_tokenizer is None:
         raise ValueError("a TSV count table needs the counting pre_tokenizer (to check each entry reads back)")
     lines, omitted, omitted_occ = [TSV_HEADER + record + "\n"], 0, 0

@@ -26,7 +26,7 @@ in the same order whatever the number of workers.
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
 import numpy as np
@@ -36,6 +36,9 @@ from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words
 cdef extern from "_chunk_hash.h" nogil:
     uint64_t hfg_xxh64(const void* data, size_t n)
     uint64_t hfg_mul_hi(uint64_t a, uint64_t b)
+
+cdef extern from "_chunk_order.h" nogil:
+    void hfg_sort_entries(const char* text, const int64_t* ends, const int64_t* counts, int64_t n, int64_t* order)
 
 cdef extern from *:
     bint __builtin_add_overflow(int64_t a, int64_t b, int64_t* out) nogil
@@ -269,6 +272,33 @@ cdef class ChunkTable:
                     a = w
                 start = self._ends[e]
         return out
+
+    def sorted_parts(self):
+        """The entries as a count table writes them, by count (most first), then by their text
+        (code point order, as Python sorts str): (a bytearray of their UTF-8 back to back,
+        int64[len + 1] offsets into it from 0, int64[len] counts). For writing a large table without a str
+        per entry (parquet's string column is built from the two buffers).
+        """
+        cdef int64_t n = self._counts.size(), k, e, start, size, at = 0
+        order = np.empty(n, dtype=np.int64)
+        offsets = np.empty(n + 1, dtype=np.int64)
+        counts = np.empty(n, dtype=np.int64)
+        text = bytearray(self._text.size())
+        cdef int64_t[::1] ov = order, fv = offsets, cv = counts
+        cdef char* out = text
+        with nogil:
+            if n:
+                hfg_sort_entries(self._text.data(), self._ends.data(), self._counts.data(), n, &ov[0])
+            fv[0] = 0
+            for k in range(n):
+                e = ov[k]
+                start = self._ends[e - 1] if e else 0
+                size = self._ends[e] - start
+                memcpy(out + at, self._text.data() + start, size)
+                at += size
+                fv[k + 1] = at
+                cv[k] = self._counts[e]
+        return text, offsets, counts
 
     def __iter__(self):
         """The entries (str), in table order."""

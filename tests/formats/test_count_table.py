@@ -12,6 +12,8 @@ import re
 
 import pytest
 from corpora import EXAMPLE_TEXT, corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hf_greedtok import ByteLevel
 from hf_greedtok.cli import main
@@ -243,3 +245,51 @@ def test_count_refuses_a_tsv_that_would_hold_no_word(tmp_path, capsys):
     assert "a TSV table would hold none of the 2 words" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.txt"]
     assert main(["count", str(text), "--units", "chars", "-o", str(tmp_path / "c.parquet"), "--quiet"]) == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(counts=st.dictionaries(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1,
+                                      max_size=10), st.integers(1, 2**62), min_size=1, max_size=30))
+def test_a_chunk_table_writes_the_parquet_file_a_counter_writes(counts, tmp_path_factory):
+    """Issue 41: `count --superwords` writes from its native table's sorted buffer, not a str per
+    chunk; the file is byte for byte the one the Counter path writes (any Unicode, ties in order)."""
+    from hf_greedtok._chunk_table import ChunkTable
+    folder = tmp_path_factory.mktemp("tables")
+    table = ChunkTable()
+    table.add_counts(counts)
+    pre = ByteLevel("superwords")
+    a = count_table.write_count_table(counts, folder / "a.parquet", pre)
+    b = count_table.write_count_table(table, folder / "b.parquet", pre)
+    assert (folder / "a.parquet").read_bytes() == (folder / "b.parquet").read_bytes()
+    assert (a.words, a.occurrences) == (b.words, b.occurrences) == (len(counts), sum(counts.values()))
+    text, offsets, values = table.sorted_parts()
+    assert [(bytes(text[offsets[i]:offsets[i + 1]]).decode(), int(values[i])) for i in range(len(values))] \
+        == count_table.sorted_items(counts)
+
+
+def test_a_lone_surrogate_is_refused_by_both_writers_and_nothing_is_written(tmp_path):
+    from hf_greedtok._chunk_table import ChunkTable
+    table = ChunkTable()
+    table.add_counts({" a\ud800": 2, " b": 1})
+    for counts in ({" a\ud800": 2, " b": 1}, table):
+        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+            count_table.write_count_table(counts, tmp_path / "t.parquet", ByteLevel("superwords"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_count_superwords_from_text_and_documents_writes_what_the_counter_counts(tmp_path, capsys):
+    lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines(keepends=True)
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": line}) + "\n" for line in lines[:500]), encoding="utf-8")
+    out = tmp_path / "t.parquet"
+    assert main(["count", str(EXAMPLE_TEXT), str(docs), "-o", str(out), "--superwords", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    from collections import Counter
+
+    from hf_greedtok.word_counts import count_words
+    expected = Counter(count_words(lines, ByteLevel("superwords"), show_progress=False))
+    expected.update(count_words(lines[:500], ByteLevel("superwords"), show_progress=False))
+    table = pq.read_table(out)
+    assert list(zip(table.column("word").to_pylist(), table.column("count").to_pylist())) \
+        == count_table.sorted_items(expected)
+    assert printed.startswith(f"{sum(expected.values()):,} words, {len(expected):,} distinct")
