@@ -385,7 +385,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     """
     # before any reading: a table of another split is refused at once
     prefixes = [prefix_space and check_table_split(p, pre_tokenizer) is None for p in paths]
-    counts: dict[str, int] = {}
+    counts: Counter = Counter()     # built in place: Counter(dict) would copy millions of entries
     get = counts.get
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
@@ -397,7 +397,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
                 total = counts[part] = get(part, 0) + count
                 if max_count is not None and total > max_count:
                     raise CorpusError(*table_place(p, line), _count_too_large(part, count, total, max_count))
-    return Counter(counts)
+    return counts
 
 
 def _count_too_large(word: str, count: int, total: int, max_count: int) -> str:
