@@ -90,8 +90,9 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         "tokens); 0 trains on the chunks from scratch")
     t.add_argument("--chunk-budget-mb", type=positive_float, default=None, metavar="MB",
                    help="with --superwords: the most distinct chunk text the chunk stage trains on, in MB "
-                        f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past it, it trains "
-                        "on a sample of the chunks (those seen often counted exactly; see README, Superwords)")
+                        f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past "
+                        "it, it trains on a sample of the chunks (those seen often counted exactly; see README, "
+                        "Superwords)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -282,10 +283,11 @@ def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -
     ``info``, the trainer's objective, which cover encoding reproduces) is shown beside
     optimal's, which never exceeds it.
 
-    For a superword tokenizer ``wc`` is what :meth:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer.reduce_counts`
-    kept: the number is over the chunks stage 2 trained on (all, or their sample past the chunk
-    budget), still per word (their words under the word-level stage's split, ``info["words"]``),
-    so that it compares with a word-level folder's, and tokens per chunk follow it."""
+    For a superword tokenizer ``wc`` is what
+    :meth:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer.reduce_counts` kept: the
+    number is over the chunks stage 2 trained on (all, or their sample past the chunk budget),
+    still per word (their words under the word-level stage's split, ``info["words"]``), so that
+    it compares with a word-level folder's, and tokens per chunk follow it."""
     from .._threads import available_cores
     from ..experiments.evaluation import total_tokens
 

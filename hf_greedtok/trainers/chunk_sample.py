@@ -9,10 +9,11 @@ bytes.
 Past the budget, stage 2 trains on a threshold sample of the chunks (Duffield, Lund & Thorup,
 JACM 2007): for the smallest rate m whose expected distinct bytes fit (a real number > 1), a
 chunk seen c >= m times is kept with its count, a rarer one is kept with probability c / m and
-then counted m times (floor(m) or floor(m) + 1 times, m on average, when m is not an integer). Every count is an unbiased estimate of the chunk's (sums over any set of chunks too, such
-as a candidate token's occurrences), the frequent chunks are exact, and the rare ones, which make
-most of the distinct bytes, are thinned; the frequency floor keeps its meaning, in occurrences of
-the whole corpus. Whether a rare chunk is kept is decided by XXH64 of its UTF-8 bytes
+then counted m times (floor(m) or floor(m) + 1 times, m on average, when m is not an integer).
+Every count is an unbiased estimate of the chunk's (sums over any set of chunks too, such as a
+candidate token's occurrences), the frequent chunks are exact, and the rare ones, which make
+most of the distinct bytes, are thinned; the frequency floor keeps its meaning, in occurrences
+of the whole corpus. Whether a rare chunk is kept is decided by XXH64 of its UTF-8 bytes
 (:class:`hf_greedtok._chunk_table.ChunkTable`), never by the order or the engine that counted:
 a table counted locally, on Ray, or read from a count table gives the same sample.
 
@@ -35,7 +36,8 @@ class ChunkSample:
 
     Attributes:
         table: the sampled chunks and their counts (the whole table when ``rate`` is 1).
-        rate: m (a float); chunks seen fewer than m times are kept with probability c / m (1: all, exact).
+        rate: m (a float; 1 when every chunk is kept, exact); chunks seen fewer than m times are
+            kept with probability c / m.
         distinct_bytes: UTF-8 bytes of the corpus's distinct chunks.
         kept_bytes: UTF-8 bytes of the sample's distinct chunks (the budget bounds their expectation).
     """

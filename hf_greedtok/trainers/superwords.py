@@ -298,8 +298,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         tokenizer's), ``chunks``, ``distinct_chunks`` and ``tokens_per_chunk`` the chunks stage
         2's objective is over. When stage 2 trains on a sample of the chunks (past
         ``chunk_budget_mb``), all six are the sample's, so that the per-word figure is the
-        objective's; ``curriculum["chunk_sample"]`` gives the corpus's size. Folders saved before issue 40 hold chunk figures under ``words``
-        and ``tokens_per_word`` (``training_info`` is informative only; nothing reads them back)."""
+        objective's; ``curriculum["chunk_sample"]`` gives the corpus's size. Folders saved
+        before issue 40 hold chunk figures under ``words`` and ``tokens_per_word``
+        (``training_info`` is informative only; nothing reads them back)."""
         tok = super()._tokenizer()
         info = tok.training_info
         words, distinct_words = self._word_totals

@@ -141,9 +141,9 @@ def test_past_the_budget_stage_one_counts_every_word_and_stage_two_trains_on_the
     assert sample == literal_sample(chunks, kept.sample.rate)
     tok = trainer.train_from_iterator(lines)
     info = tok.training_info
-    assert info["curriculum"]["chunk_sample"] == {"budget_mb": 0.1, "rate": kept.sample.rate, "distinct_chunks_kept": len(
-        sample), "distinct_mb": round(kept.sample.distinct_bytes / 1e6, 3),
-        "kept_mb": round(kept.sample.kept_bytes / 1e6, 3)}
+    assert info["curriculum"]["chunk_sample"] == {
+        "budget_mb": 0.1, "rate": kept.sample.rate, "distinct_chunks_kept": len(sample),
+        "distinct_mb": round(kept.sample.distinct_bytes / 1e6, 3), "kept_mb": round(kept.sample.kept_bytes / 1e6, 3)}
     # the per-word figures are the sample's (what the objective is over), estimates of the corpus's
     assert info["chunks"] == sum(sample.values())
     assert info["words"] == sum(chunk_words(sample, ByteLevel("gpt4-marks")).values())
