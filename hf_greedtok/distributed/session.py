@@ -272,12 +272,32 @@ def _join(ray, address: str, level: int) -> None:
             raise RayConnectionError(address, f"could not join the Ray cluster: {message_first_line(e)}") from None
 
 
+@contextlib.contextmanager
+def _native_stderr_closed() -> Iterator[None]:
+    """File descriptor 2 on the null device for the block (Python's ``sys.stderr`` flushed
+    first). Ray's C++ core writes there directly, below Python: shutting down ends the tasks
+    still running (after Ctrl-C or SIGTERM), and the core then logs the errors it can no longer
+    deliver ("task_manager.cc: Failed to push error to driver for task ...", seen in the signal
+    tests under load) before our own one-line message. Python exceptions still propagate."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def shutdown_ray() -> None:
     """End the Ray connection :func:`ensure_ray` made, and the local cluster it started (its
-    watchdog then checks that none of the cluster's processes is left)."""
+    watchdog then checks that none of the cluster's processes is left); what Ray's C++ core
+    writes to stderr meanwhile is dropped (:func:`_native_stderr_closed`)."""
     ray = require_ray()
     try:
-        with _signals_deferred():
+        with _signals_deferred(), _native_stderr_closed():
             ray.shutdown()
             while _reaper:
                 _reaper.pop().close()
