@@ -279,8 +279,13 @@ def _native_stderr_closed() -> Iterator[None]:
     still running (after Ctrl-C or SIGTERM), and the core then logs the errors it can no longer
     deliver ("task_manager.cc: Failed to push error to driver for task ...", seen in the signal
     tests under load) before our own one-line message. Python exceptions still propagate."""
-    sys.stderr.flush()
-    saved = os.dup(2)
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:         # no fd 2 at all (started with stderr closed): nothing to keep quiet
+        yield
+        return
     try:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 2)
