@@ -225,7 +225,6 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     def _fit(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"], source: str) -> Tokenizer:
         """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks (or their sample)."""
         counts = word_counts if isinstance(word_counts, SuperwordCounts) else self.reduce_counts(word_counts, source)
-        del word_counts
         self.pinned = list(self._user_pinned)
         # kept for continue_training, which may have to run both stages again
         self._counts, self._source = counts, source
