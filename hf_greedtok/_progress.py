@@ -14,9 +14,12 @@ tqdm is imported by the first bar shown, so a quiet run never pays for it.
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Optional
 
 LOG_INTERVAL = 10.0      # seconds between two lines of a bar written to a log
+POLL_INTERVAL = 0.25     # seconds between two reads of a native progress cell
 
 
 def stderr_is_terminal() -> bool:
@@ -68,6 +71,49 @@ def progress_bar(iterable: Optional[Iterable] = None, *, show: bool = True, **kw
     if not tqdm.__module__.startswith("tqdm.notebook") and not stderr_is_terminal():
         kwargs.setdefault("mininterval", LOG_INTERVAL)
     return tqdm(iterable, **kwargs)
+
+
+@contextmanager
+def setup_progress(desc: str, *, show: bool = True, steps: Optional[int] = None) -> Iterator[Any]:
+    """A bar for native work that runs without the GIL and reports into a cell.
+
+    Yields an int64[1] numpy array (the cell) to hand to the native code, which stores its
+    progress there, 0..``steps`` (default :data:`hf_greedtok._trainer.BUILD_STEPS`); a thread
+    draws it every :data:`POLL_INTERVAL` seconds, as a percentage with tqdm's elapsed time and
+    ETA, and the bar is completed when the block ends without an error. Yields None when
+    ``show`` is false (no thread, no bar, tqdm not imported).
+    """
+    if not show:
+        yield None
+        return
+    import numpy as np
+    if steps is None:
+        from ._trainer import BUILD_STEPS as steps
+    cell = np.zeros(1, dtype=np.int64)
+    stop = threading.Event()
+    with progress_bar(total=100, desc=desc, bar_format="{l_bar}{bar}| [{elapsed}<{remaining}]") as bar:
+        shown = 0.0
+
+        def draw() -> None:
+            nonlocal shown
+            done = min(100.0, 100.0 * int(cell[0]) / steps)
+            if done > shown:        # estimates inside a phase may dip; the bar never goes back
+                bar.update(done - shown)
+                shown = done
+
+        def poll() -> None:
+            while not stop.wait(POLL_INTERVAL):
+                draw()
+
+        thread = threading.Thread(target=poll, name=f"progress: {desc}", daemon=True)
+        thread.start()
+        try:
+            yield cell
+            cell[0] = steps
+        finally:
+            stop.set()
+            thread.join()
+        draw()
 
 
 def native_progress(show: bool) -> bool:

@@ -363,7 +363,8 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
                       normalizer: Optional[UnicodeNormalizer] = None, *,
-                      prefix_space: bool = True, max_count: Optional[int] = None) -> Counter:
+                      prefix_space: bool = True, max_count: Optional[int] = None,
+                      table: bool = False) -> Union[Counter, ChunkTable]:
     """Read ``word<TAB>count`` tables (UTF-8, one entry per line, blank lines skipped).
 
     Each word is normalized and pre-tokenized; with ``prefix_space`` (byte level) it is read
@@ -375,7 +376,9 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     writes one) holds words as ``pre_tokenizer`` makes them: it is refused if the split is
     another, and its entries are read as written, whatever ``prefix_space`` says.
     ``max_count``: the largest count a word may reach (the GreedTok trainer's is 2**63-1);
-    counts are Python ints of any size without it.
+    counts are Python ints of any size without it. ``table``: the words in a
+    :class:`~hf_greedtok._chunk_table.ChunkTable` instead of a Counter, in the same order, for
+    large superword tables (a fifth of the memory), counts bounded by 2**63-1 whatever ``max_count``.
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
@@ -385,23 +388,37 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     """
     # before any reading: a table of another split is refused at once
     prefixes = [prefix_space and check_table_split(p, pre_tokenizer) is None for p in paths]
-    counts: Counter = Counter()     # built in place: Counter(dict) would copy millions of entries
-    get = counts.get
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
-    entries = ((p, line, word, count, prefix) for table, prefix in zip(paths, prefixes)
-               for p, line, word, count in iter_count_tables([table]))
-    for p, line, word, count, prefix in entries:
-        for piece in split(normalizer(word) if normalizer else word, prefix):
-            for part in cut_word(piece, pre_tokenizer) if len(piece) > short else (piece,):
-                total = counts[part] = get(part, 0) + count
-                if max_count is not None and total > max_count:
-                    raise CorpusError(*table_place(p, line), _count_too_large(part, count, total, max_count))
+    entries = ((p, line, word, count, prefix) for path, prefix in zip(paths, prefixes)
+               for p, line, word, count in iter_count_tables([path]))
+    parts = ((p, line, part, count) for p, line, word, count, prefix in entries
+             for piece in split(normalizer(word) if normalizer else word, prefix)
+             for part in (cut_word(piece, pre_tokenizer) if len(piece) > short else (piece,)))
+    if table:
+        chunks = ChunkTable()
+        add = chunks.add
+        for p, line, part, count in parts:
+            try:
+                add(part, count)
+            except OverflowError:
+                raise CorpusError(*table_place(p, line), _count_too_large(part, count, None, 2**63 - 1)) from None
+        return chunks
+    counts: Counter = Counter()     # built in place: Counter(dict) would copy millions of entries
+    get = counts.get
+    for p, line, part, count in parts:
+        total = counts[part] = get(part, 0) + count
+        if max_count is not None and total > max_count:
+            raise CorpusError(*table_place(p, line), _count_too_large(part, count, total, max_count))
     return counts
 
 
-def _count_too_large(word: str, count: int, total: int, max_count: int) -> str:
+def _count_too_large(word: str, count: int, total: Optional[int], max_count: int) -> str:
+    """The problem of a word whose count passes ``max_count`` (its total, None when not known)."""
     bound = "2**63-1" if max_count == 2**63 - 1 else f"{max_count:,}"
+    if total is None:
+        return (f"word {word!r} passes {bound} here ({count} in this entry, the rest in earlier ones), the largest "
+                "count the trainer can hold")
     if total == count:
         return f"word {word!r} has count {count}, above {bound}, the largest count the trainer can hold"
     return (f"word {word!r} reaches count {total} here ({count} in this entry, the rest in earlier ones), above "
@@ -413,10 +430,11 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
                  show_progress: bool = True, max_count: Optional[int] = None,
                  table: bool = False) -> Union[Counter, ChunkTable]:
-    """{word: count} of text files (:func:`count_words_in_files`, as a ChunkTable with ``table``)
-    or, with ``counts``, of ``word<TAB>count`` tables (:func:`read_count_tables`, with
-    ``max_count``; a Counter); errors as there."""
+    """{word: count} of text files (:func:`count_words_in_files`) or, with ``counts``, of
+    ``word<TAB>count`` tables (:func:`read_count_tables`, with ``max_count``); as a ChunkTable
+    with ``table``, else a Counter; errors as there."""
     if counts:
-        return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count)
+        return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count,
+                                 table=table)
     return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
                                 num_proc=num_proc, show_progress=show_progress, table=table)

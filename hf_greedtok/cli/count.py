@@ -78,16 +78,17 @@ def run(args: argparse.Namespace) -> int:
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
     normalizer = normalizer_from_name(args.normalizer)
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
+    # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a large
+    # corpus's would take five times the memory
+    chunks = args.units == "bytes" and split.spans_words
     if args.engine == "ray":
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
                                      text_column=args.text_column, encoding_errors=args.encoding_errors,
                                      address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
-                                     show_progress=not args.quiet)
+                                     show_progress=not args.quiet, table=chunks)
     else:
-        # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a
-        # large corpus's would take five times the memory
-        wc = _count_here(args, kinds, counting_pre, counting_norm, table=args.units == "bytes" and split.spans_words)
+        wc = _count_here(args, kinds, counting_pre, counting_norm, table=chunks)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
     summary = write_count_table(wc, out, counting_pre)
     omitted = ""

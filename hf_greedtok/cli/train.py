@@ -93,6 +93,10 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past "
                         "it, it trains on a sample of the chunks (those seen often counted exactly; see README, "
                         "Superwords)")
+    t.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
+                   help="GreedTok: refuse (exit 2, nothing written) a training whose estimated peak memory exceeds "
+                        "GB (10^9 bytes); with --superwords the chunk budget is checked before counting, the "
+                        "counted chunks before training. The estimate is printed either way (unless --quiet)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,6 +189,11 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
         bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
+    if args.superwords and not args.counts and args.engine == "local":
+        from ..trainers.memory_estimate import chunk_budget_check
+
+        chunk_budget_check(args.chunk_budget_mb or DEFAULT_CHUNK_BUDGET_MB,
+                           sum(Path(f).stat().st_size for f in args.inputs), args.max_memory)
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
     trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
@@ -247,7 +256,8 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
     from ..trainers import GreedTokTrainer
 
     common = dict(max_token_length=args.max_token_length, pinned_tokens=args.pin, special_tokens=specials,
-                  normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads)
+                  normalizer=normalizer, show_progress=not args.quiet, num_threads=args.num_threads,
+                  max_memory_gb=args.max_memory)
     if args.superwords:
         from ..trainers.superwords import GreedTokSuperwordTrainer
 
@@ -318,6 +328,7 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
         ("--mode", args.mode is not None), ("--superwords", args.superwords),
         ("--word-tokens", args.word_tokens is not None), ("--digits-in-chunks", args.digits_in_chunks),
+        ("--chunk-budget-mb", args.chunk_budget_mb is not None), ("--max-memory", args.max_memory is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
@@ -344,9 +355,9 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
 def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     """Words of the inputs as encoding sees them: special tokens cut out first (special_tokens);
     ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
-    equal to counting here word for word). A dict, or with ``--superwords`` and text inputs a
+    equal to counting here word for word). A dict, or with ``--superwords`` a
     :class:`~hf_greedtok._chunk_table.ChunkTable` (the chunks of a large corpus in a fifth of
-    the memory)."""
+    the memory; from text, count tables or Ray)."""
     from ..special_tokens import counting_pipeline
     from ..trainers import INT64_MAX
     from ..word_counts import check_learnable, count_corpus
@@ -358,7 +369,7 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
                                      encoding_errors=args.encoding_errors, address=args.ray_address,
                                      num_cpus=args.num_proc, max_retries=args.max_retries,
-                                     show_progress=not args.quiet)
+                                     show_progress=not args.quiet, table=args.superwords)
     else:
         wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,

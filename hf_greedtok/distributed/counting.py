@@ -38,6 +38,9 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
+import numpy as np
+
+from .._chunk_table import ChunkTable, table_from_buffers
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
 from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
@@ -142,8 +145,8 @@ class _Merge:
                 levels[level] = []
                 level += 1
 
-    def result(self, max_retries: Optional[int]) -> Counter:
-        """{word: count}, ordered by count descending, then word."""
+    def result(self, max_retries: Optional[int], table: bool = False) -> Union[Counter, ChunkTable]:
+        """{word: count}, ordered by count descending, then word (a ChunkTable with ``table``)."""
         import pyarrow as pa
         import pyarrow.compute as pc
         last = [[ref for level in levels for ref in level] for levels in self.levels]
@@ -153,10 +156,25 @@ class _Merge:
                   lambda k, table, _: tables.__setitem__(k, table))
         tables = [t for t in tables if t.num_rows]
         if not tables:
-            return Counter()
+            return ChunkTable() if table else Counter()
         merged = pa.concat_tables(tables)
         merged = merged.take(pc.sort_indices(merged, [("count", "descending"), ("word", "ascending")]))
+        if table:
+            return _chunk_table(merged)
         return Counter(dict(zip(merged.column("word").to_pylist(), merged.column("count").to_pylist())))
+
+
+def _chunk_table(merged) -> ChunkTable:
+    """A summed word table (pyarrow: word, count) as a ChunkTable, in its row order, from its
+    buffers: no str per entry."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    words = pc.cast(merged.column("word"), pa.large_string()).combine_chunks()
+    counts = merged.column("count").combine_chunks().to_numpy(zero_copy_only=False)
+    _, offsets, data = words.buffers()
+    at = words.offset
+    offsets = np.frombuffer(offsets, dtype=np.int64)[at:at + len(words) + 1]
+    return table_from_buffers(data, offsets, counts)
 
 
 def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], "ray.data.Dataset",
@@ -166,7 +184,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
                             text_column: str = DEFAULT_TEXT_COLUMN, encoding_errors: str = "strict",
                             address: Optional[str] = None, num_cpus: Optional[int] = None,
                             num_partitions: Optional[int] = None,
-                            max_retries: Optional[int] = DEFAULT_MAX_RETRIES, show_progress: bool = True) -> Counter:
+                            max_retries: Optional[int] = DEFAULT_MAX_RETRIES, show_progress: bool = True,
+                            table: bool = False) -> Union[Counter, ChunkTable]:
     """{word: count} of a corpus, counted on Ray; equal to single-process counting.
 
     Args:
@@ -189,9 +208,12 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             afresh, so the result stays exact. None: retried forever.
         show_progress: a progress bar of the files (and blocks) counted; Ray Data's bars for
             document sources.
+        table: return a :class:`~hf_greedtok._chunk_table.ChunkTable` (same entries, same
+            order), built from the summed Arrow tables' buffers: superword chunks of a large
+            corpus in a fraction of a Counter's memory.
 
     Returns:
-        Counter {word: count (int)}, ordered by count descending then word. It equals
+        Counter {word: count (int)} (or the ChunkTable), ordered by count descending then word. It equals
         ``count_words_in_files(text_files, ...) + count_words(documents, ...)`` on the same
         inputs with ``counting_pipeline(pre_tokenizer, normalizer, special_tokens)``.
 
@@ -234,7 +256,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
                 bar.update(1)
             # a few tasks per CPU in flight: a Dataset's blocks are then read as they are counted
             run_tasks(submissions, "counting", max_retries, counted, limit=4 * cpus)
-            return merge.result(max_retries)
+            return merge.result(max_retries, table)
 
 
 def _submit(task, *args) -> tuple:

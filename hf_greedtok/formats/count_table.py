@@ -304,7 +304,10 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     for p in map(local_path, paths):
         parquet = is_parquet_table(p)
         unit = "row" if parquet else "line"
-        first: dict[str, int] = {}
+        from .._chunk_table import ChunkTable     # native, with numpy: only when a table is read
+        # each word's first row, in a chunk table: a dict of a large superword table's 16 million
+        # entries would take some 2.5 GB
+        first = ChunkTable()
         for n, word, count in (_parquet_table_rows(p) if parquet else _tsv_table_rows(p)):
             earlier = first.setdefault(word, n)
             if earlier != n:

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import os
 import time
@@ -17,12 +18,13 @@ from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .._progress import note, progress_bar
+from .._progress import note, progress_bar, setup_progress
 from .._threads import available_cores
 from .._trainer import GreedTokCore
 from ..core import Tokenizer
 from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH
 from ..models import GreedTokModel, pack_units
+from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
@@ -31,6 +33,8 @@ from ..indic.units import pack_codes, unit_codes
 from ..word_counts import always_short, count_corpus, count_words, cut_long_words
 
 INT64_MAX = 2**63 - 1
+# Corpora with fewer singletons (bytes of distinct words) build in well under a second: no bar.
+SETUP_BAR_UNITS = 2_000_000
 U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.trainers.bpe_merges.U32_IDS)
 
 
@@ -79,6 +83,10 @@ class GreedTokTrainer:
             ranking and the objective are the same either way (see the "Candidates on demand"
             section of :mod:`hf_greedtok._trainer`); ``training_info["candidates"]`` counts the
             candidates built at first, which is all of T only with False.
+        max_memory_gb: refuse, before the trainer's index is built, a training whose estimated
+            peak memory (:mod:`hf_greedtok.trainers.memory_estimate`) exceeds this many GB
+            (10**9 bytes); None (default): no limit. With ``show_progress`` the estimate is
+            printed either way.
 
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
     singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
@@ -90,7 +98,9 @@ class GreedTokTrainer:
             twice, num_threads < 1, an empty, whitespace-only or repeated special token, or
             bpe_candidates not a number above 1, whose F x (vocab_size + 256) is not finite or
             above 2**32 (the most u32 ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is
-            not byte level, or with ``candidates``.
+            not byte level, or with ``candidates``, or max_memory_gb not a positive number.
+        MemoryLimitError (a ValueError, from ``train*``): the estimated peak memory exceeds
+            ``max_memory_gb``; raised before the heavy part starts.
         TypeError: a pre-tokenizer or normalizer of another library, e.g.
             ``tokenizers.pre_tokenizers.ByteLevel()`` (use :class:`ByteLevel`, :class:`Metaspace`,
             :class:`UnicodeNormalizer`).
@@ -108,7 +118,7 @@ class GreedTokTrainer:
                  pre_tokenizer: Optional[PreTokenizer] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
-                 candidates_on_demand: bool = True) -> None:
+                 candidates_on_demand: bool = True, max_memory_gb: Optional[float] = None) -> None:
         if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
             raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
                              f"got {vocab_size!r}")
@@ -119,6 +129,11 @@ class GreedTokTrainer:
             raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1 (or None for every core), got {num_threads}")
+        if max_memory_gb is not None and (isinstance(max_memory_gb, bool) or not isinstance(max_memory_gb, (int, float))
+                                          or not math.isfinite(max_memory_gb) or max_memory_gb <= 0):
+            raise ValueError(f"max_memory_gb must be a positive number of GB (or None: no limit), "
+                             f"got {max_memory_gb!r}")
+        self.max_memory_gb = None if max_memory_gb is None else float(max_memory_gb)
         self.num_threads = available_cores() if num_threads is None else int(num_threads)
         self.candidates_on_demand = bool(candidates_on_demand)
         self.vocab_size = int(vocab_size)
@@ -145,6 +160,8 @@ class GreedTokTrainer:
                 raise ValueError("give candidates or bpe_candidates, not both")
         self.bpe_candidates = None if bpe_candidates is None else float(bpe_candidates)
         self.show_progress = show_progress
+        self._stage_name: Optional[str] = None
+        self._memory_checked = False       # the next _fit's memory was estimated by its caller
         self._core: Optional[GreedTokCore] = None
         self._cache_words: list[str] = []
         self._alphabet: list[str] = []
@@ -260,6 +277,7 @@ class GreedTokTrainer:
             def pack(seqs):
                 return pack_codes(seqs, codes)
         units, offsets = pack(words)
+        self._check_memory(np.diff(offsets))
         pin_units, pin_offsets = pack(self.pinned)
         started = time.perf_counter()
         candidates = self.candidates
@@ -276,11 +294,13 @@ class GreedTokTrainer:
                                 "being the sum over distinct words of (bytes - 1), the most BPE can learn: "
                                 "the same merges as the full request"}
         cand_units, cand_offsets = pack(candidates or [])
-        self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
-                                  pin_units, pin_offsets, cand_units, cand_offsets,
-                                  candidates is not None, self.relaxed, self.num_threads,
-                                  threshold=-1 if self.candidates_on_demand else 0,
-                                  expected_steps=self.vocab_size + len(self.pinned))
+        bar = self.show_progress and len(units) >= SETUP_BAR_UNITS
+        with setup_progress(f"{self.stage_name} setup", show=bar) as cell:
+            self._core = GreedTokCore(units, offsets, counts, self.max_token_length, self.min_frequency,
+                                      pin_units, pin_offsets, cand_units, cand_offsets,
+                                      candidates is not None, self.relaxed, self.num_threads,
+                                      threshold=-1 if self.candidates_on_demand else 0,
+                                      expected_steps=self.vocab_size + len(self.pinned), progress=cell)
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
@@ -291,6 +311,35 @@ class GreedTokTrainer:
             self._corpus_info["bpe_candidates_run"] = bpe_info
         self._setup_seconds = self._train_seconds = time.perf_counter() - started
         return self._run(self.vocab_size)
+
+    def memory_estimate(self, word_counts: Mapping[str, int]) -> MemoryEstimate:
+        """The estimated peak memory of training on ``word_counts`` (as :meth:`train_from_counts`
+        takes them), from this process's memory now (:mod:`hf_greedtok.trainers.memory_estimate`).
+
+        Example:
+            >>> GreedTokTrainer(100).memory_estimate({" lower": 5, " lowest": 2}).training
+            100000432
+        """
+        units = self.pre_tokenizer.word_units
+        return self._estimate(np.fromiter((len(units(w)) for w in word_counts), dtype=np.int64,
+                                          count=len(word_counts)))
+
+    def _estimate(self, lengths: np.ndarray) -> MemoryEstimate:
+        """:meth:`memory_estimate` for distinct words of ``lengths`` singletons (int64[n])."""
+        need = training_bytes(lengths, max_token_length=self.max_token_length, min_frequency=self.min_frequency)
+        return MemoryEstimate(resident_bytes(), need,
+                              f"{self.stage_name} on {int(lengths.sum()) / 1e6:,.2f} M singletons of distinct words",
+                              reached_bytes())
+
+    def _check_memory(self, lengths: np.ndarray) -> None:
+        """Print the estimate (``show_progress``) and refuse it past ``max_memory_gb``; nothing
+        when the caller checked already (a superword trainer, for both its stages)."""
+        if self._memory_checked or not (self.show_progress or self.max_memory_gb is not None):
+            return
+        estimate = self._estimate(lengths)
+        if self.show_progress:
+            note(f"{self.stage_name}: {estimate.describe()}")
+        estimate.check(self.max_memory_gb, "train on fewer distinct words (or raise the limit)")
 
     # ------------------------------------------------------------------ training
 
@@ -314,7 +363,7 @@ class GreedTokTrainer:
         started = time.perf_counter()
         todo = k - core.n_selected
         chunk = max(1, min(500, k // 100))
-        name = type(self).__name__.removesuffix("Trainer")
+        name = self.stage_name
         with progress_bar(total=k, initial=core.n_selected, desc=name, unit=" tokens",
                           show=self.show_progress) as bar:
             while todo > 0 and not core.exhausted:
@@ -367,6 +416,12 @@ class GreedTokTrainer:
         """{"setup_seconds", "train_seconds"} (wall time) of the last training; kept out of
         ``training_info`` so that identical runs save byte-identical files."""
         return {"setup_seconds": round(self._setup_seconds, 3), "train_seconds": round(self._train_seconds, 3)}
+
+    @property
+    def stage_name(self) -> str:
+        """What this trainer's progress bars are called: its class's name without "Trainer", or
+        its stage when it runs inside a two-stage trainer (superwords)."""
+        return self._stage_name or type(self).__name__.removesuffix("Trainer")
 
     @property
     def core(self) -> Optional[GreedTokCore]:

@@ -45,6 +45,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
+import numpy as np
 from .._chunk_table import ChunkTable
 from .._progress import note
 from ..core import Tokenizer
@@ -58,6 +59,7 @@ from ..special_tokens import check_counted_words
 from ..unicode_scripts import letter_scripts, most_letters, scripts_of_token
 from ..word_counts import cut_long_words
 from .chunk_sample import ChunkSample, sample_chunks
+from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 from .greedtok import INT64_MAX, GreedTokTrainer, check_counts
 
 
@@ -99,6 +101,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         pinned_tokens: tokens placed first, before stage 1's.
         special_tokens, normalizer, show_progress, num_threads, candidates_on_demand: as for
             :class:`GreedTokTrainer`.
+        max_memory_gb: as for :class:`GreedTokTrainer`, over both stages, checked before
+            stage 1 starts (:meth:`memory_estimate`).
 
     The pre-tokenizer is ``ByteLevel("superwords")`` (``"superwords-digits"`` with
     ``digits_in_chunks``); the ``train*`` methods count chunks, a chunk of more than 65,535 bytes
@@ -120,13 +124,13 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                  chunk_budget_mb: Optional[float] = DEFAULT_CHUNK_BUDGET_MB,
                  special_tokens: Sequence[str] = (), normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
-                 candidates_on_demand: bool = True) -> None:
+                 candidates_on_demand: bool = True, max_memory_gb: Optional[float] = None) -> None:
         super().__init__(vocab_size, max_token_length=max_token_length, min_frequency=min_frequency,
                          pinned_tokens=pinned_tokens, special_tokens=special_tokens,
                          pre_tokenizer=ByteLevel(superword_split(digits_in_chunks).name),
                          normalizer=normalizer,
                          show_progress=show_progress, num_threads=num_threads,
-                         candidates_on_demand=candidates_on_demand)
+                         candidates_on_demand=candidates_on_demand, max_memory_gb=max_memory_gb)
         word_tokens_given = word_tokens
         if word_tokens is None:
             word_tokens = default_word_tokens(self.vocab_size)
@@ -152,6 +156,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         self._curriculum: dict = {}
         self._counts: Optional[SuperwordCounts] = None
         self._source = ""
+        self._stage_name = "stage 2: superwords"
 
     def word_counts(self, chunk_counts: Mapping[str, int]) -> Counter:
         """Stage 1's table: the words of ``word_pattern`` in every chunk, with the chunk's count
@@ -184,7 +189,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         if not len(chunk_counts):
             raise CorpusError(source, None, "empty corpus: no words to train on")
         if isinstance(chunk_counts, ChunkTable):
-            table = chunk_counts        # our counters': counts checked, long chunks cut
+            table = chunk_counts        # our counters' (text or count tables): counts checked, long chunks cut
+            if self.special_tokens:     # a table written by hand may hold one
+                check_counted_words(table, self.special_tokens, self.normalizer, source)
         else:
             check_counted_words(chunk_counts, self.special_tokens, self.normalizer, source)
             values = chunk_counts.values()
@@ -206,6 +213,22 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         sampled = words if sample.rate == 1 else self._words_of(sample.table)
         return SuperwordCounts(words, sample, (sum(sampled.values()), len(sampled)))
 
+    def memory_estimate(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"]) -> MemoryEstimate:
+        """The estimated peak memory of training on chunk counts (or what :meth:`reduce_counts`
+        kept of them): the larger of stage 1's, on the words of the chunks, and stage 2's, on the
+        chunks within the budget (:mod:`hf_greedtok.trainers.memory_estimate`), from this
+        process's memory now. Stage 1's index is freed before stage 2's is built."""
+        counts = word_counts if isinstance(word_counts, SuperwordCounts) else self.reduce_counts(word_counts)
+        words = np.fromiter((len(w.encode()) for w in counts.words), dtype=np.int64, count=len(counts.words))
+        chunks = counts.sample.table.sizes()
+        stage1 = training_bytes(words, max_token_length=self.max_token_length, min_frequency=1)
+        stage2 = training_bytes(chunks, max_token_length=self.max_token_length, min_frequency=self.min_frequency)
+        if stage2 >= stage1:
+            what = f"stage 2 on {int(chunks.sum()) / 1e6:,.1f} MB of distinct chunks"
+        else:
+            what = f"stage 1 on {int(words.sum()) / 1e6:,.1f} MB of distinct words"
+        return MemoryEstimate(resident_bytes(), max(stage1, stage2), what, reached_bytes())
+
     def _words_of(self, table: ChunkTable) -> Counter:
         """:meth:`word_counts` of a chunk table, split natively without the GIL."""
         pattern = self.word_pre_tokenizer.native_pattern
@@ -225,6 +248,13 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     def _fit(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"], source: str) -> Tokenizer:
         """Stage 1 on the words of the chunks ``word_counts``, then stage 2 on the chunks (or their sample)."""
         counts = word_counts if isinstance(word_counts, SuperwordCounts) else self.reduce_counts(word_counts, source)
+        # both stages' peak, estimated (and refused past max_memory_gb) before either starts
+        if self.show_progress or self.max_memory_gb is not None:
+            estimate = self.memory_estimate(counts)
+            if self.show_progress:
+                note(f"{type(self).__name__}: {estimate.describe()}")
+            estimate.check(self.max_memory_gb, "lower chunk_budget_mb (--chunk-budget-mb; stage 2 takes about "
+                                               "0.1 GB per MB of chunks) or raise the limit")
         self.pinned = list(self._user_pinned)
         # kept for continue_training, which may have to run both stages again
         self._counts, self._source = counts, source
@@ -246,7 +276,10 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                                      pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
                                      show_progress=self.show_progress, num_threads=self.num_threads,
                                      candidates_on_demand=self.candidates_on_demand)
+            stage1._stage_name = "stage 1: words"
+            stage1._memory_checked = True
             ranked = list(stage1._fit(words, source).model.ranked_tokens)
+            stage1._core = None         # its index is not needed any more: freed before stage 2's is built
             # GreedTok's ranking does not depend on k, so the first t of a run to vocab_size are
             # the tokens a run to t picks.
             first = max(self.word_tokens, len(self._user_pinned))
@@ -259,7 +292,11 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             note(f"{type(self).__name__}: {sample.distinct_bytes / 1e6:,.1f} MB of distinct chunks, above the "
                  f"{self.chunk_budget_mb:g} MB budget: stage 2 trains on a sample at rate {sample.rate:.3f} "
                  f"({sample.kept_bytes / 1e6:,.1f} MB)")
-        return super()._fit(sample.table.to_dict(), source)
+        self._memory_checked = True
+        try:
+            return super()._fit(sample.table.to_dict(), source)
+        finally:
+            self._memory_checked = False
 
     def continue_training(self, vocab_size: int) -> Tokenizer:
         """The tokenizer training to ``vocab_size`` directly gives, from the last ``train*`` call's chunks.

@@ -162,6 +162,26 @@ cdef class ChunkTable:
         with nogil:
             self._add(p, n, hfg_xxh64(p, n), count)
 
+    def setdefault(self, str chunk not None, int64_t value) -> int:
+        """The count of ``chunk``, stored as ``value`` (>= 1) first if it is new: ``dict.setdefault``
+        in a table's memory (the count tables' check that no word is listed twice keeps each
+        word's first row this way).
+
+        Raises:
+            ValueError: value below 1.
+        """
+        if value < 1:
+            raise ValueError(f"value of {chunk!r} must be >= 1, got {value}")
+        cdef bytes b = chunk.encode("utf-8", "surrogatepass")
+        cdef const char* p = PyBytes_AS_STRING(b)
+        cdef int64_t n = PyBytes_GET_SIZE(b), e
+        cdef size_t before = self._counts.size()
+        with nogil:
+            e = self._add(p, n, hfg_xxh64(p, n), 0)      # adds nothing to an entry already there
+            if self._counts.size() != before:
+                self._counts[e] = value
+        return self._counts[e]
+
     def add_counts(self, counts) -> None:
         """Add every ``{chunk: count}`` of a mapping (str keys, integer counts 1..2**63-1).
 
@@ -329,16 +349,46 @@ cdef class ChunkTable:
 
 def _from_parts(bytes text not None, ends, counts) -> ChunkTable:
     """The table pickled as its UTF-8 ``text``, entry ``ends`` (int64) and ``counts`` (int64)."""
-    cdef ChunkTable t = ChunkTable()
-    cdef const int64_t[::1] ev = np.ascontiguousarray(ends, dtype=np.int64)
-    cdef const int64_t[::1] cv = np.ascontiguousarray(counts, dtype=np.int64)
-    cdef const char* s = PyBytes_AS_STRING(text)
-    cdef int64_t e, start = 0, n = ev.shape[0]
-    if cv.shape[0] != n or (n and ev[n - 1] != PyBytes_GET_SIZE(text)):
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    if ends.shape[0] and ends[ends.shape[0] - 1] != PyBytes_GET_SIZE(text):
         raise ValueError("a chunk table's parts do not agree")
+    return table_from_buffers(text, np.concatenate([np.zeros(1, np.int64), ends]), counts)
+
+
+def table_from_buffers(data, offsets, counts) -> ChunkTable:
+    """A table of entry e = ``data[offsets[e]:offsets[e + 1]]`` (UTF-8) with ``counts[e]``, added
+    in order (equal entries summed): Arrow's layout of a string column (a ``large_string``
+    array's data buffer and offsets), so a table Ray or parquet holds becomes a chunk table with
+    no str per entry.
+
+    Args:
+        data: a buffer of bytes (bytes, a pyarrow Buffer, a numpy uint8 array; None: empty).
+        offsets: int64[n + 1], non-decreasing, within ``data`` (the first need not be 0).
+        counts: int64[n], each 1..2**63-1.
+
+    Raises:
+        ValueError: offsets and counts that do not agree, offsets outside ``data`` or
+            decreasing, or a count below 1. OverflowError: a total above 2**63-1.
+    """
+    cdef const unsigned char[::1] dv = np.frombuffer(b"" if data is None else data, dtype=np.uint8)
+    cdef const int64_t[::1] ov = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef const int64_t[::1] cv = np.ascontiguousarray(counts, dtype=np.int64)
+    cdef ChunkTable t = ChunkTable()
+    cdef int64_t e, n = cv.shape[0], size = dv.shape[0], a, b
+    cdef const char* s = <const char*>&dv[0] if size else <const char*>""
+    if ov.shape[0] != n + 1:
+        raise ValueError(f"a chunk table's parts do not agree: {ov.shape[0]} offsets for {n} counts")
+    if n and (ov[0] < 0 or ov[n] > size):
+        raise ValueError(f"a chunk table's offsets run from {ov[0]} to {ov[n]}, outside its {size} bytes")
+    for e in range(n):
+        if ov[e + 1] < ov[e]:
+            raise ValueError(f"a chunk table's offsets decrease at entry {e}")
+        if cv[e] < 1:
+            raise ValueError(f"a chunk table's count must be >= 1, got {cv[e]} at entry {e}")
     with nogil:
-        t._text.reserve(ev[n - 1] if n else 0)
+        t._text.reserve(ov[n] - ov[0] if n else 0)
         for e in range(n):
-            t._add(s + start, ev[e] - start, hfg_xxh64(s + start, ev[e] - start), cv[e])
-            start = ev[e]
+            a = ov[e]
+            b = ov[e + 1]
+            t._add(s + a, b - a, hfg_xxh64(s + a, b - a), cv[e])
     return t

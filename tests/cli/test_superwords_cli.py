@@ -176,3 +176,45 @@ def test_bad_chunk_budgets_exit_2_in_one_line_and_write_nothing(argv, message, t
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--superwords", "--max-memory", "0.01"], "even a small chunk budget does not fit"),     # before counting
+    (["--max-memory", "0.01"], "above the memory limit of 0.01 GB"),       # word level: after counting
+    (["--superwords", "--max-memory", "0"], "must be a finite number above 0, got 0"),
+    (["--superwords", "--max-memory", "nan"], "must be a finite number above 0"),
+    (["--superwords", "--max-memory", "4GB"], "'4GB' is not a number"),
+    (["--algorithm", "bpe", "--max-memory", "4"], "--max-memory: GreedTok options"),
+])
+def test_a_memory_limit_the_estimate_exceeds_exits_2_in_one_line_and_writes_nothing(argv, message, tmp_path,
+                                                                                   capsys):
+    """Issue 41, item 5: --max-memory refuses up front; a bad limit is refused as it is parsed."""
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "300", "-o", str(out), "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_under_a_memory_limit_training_prints_its_estimate_and_the_stages_bars(tmp_path, capsys):
+    out = tmp_path / "tok"
+    assert main(["train", str(EXAMPLE_TEXT), "-k", "300", "--superwords", "--max-memory", "4", "-o", str(out)]) == 0
+    printed = capsys.readouterr()
+    estimate = float(printed.out.split("estimated peak memory ")[1].split(" GB")[0])
+    assert 0 < estimate <= 4 and "for stage 2 on 0.4 MB of distinct chunks" in printed.out
+    assert all(bar in printed.err for bar in ("counting words", "stage 1: words", "stage 2: superwords"))
+    assert Tokenizer.load(out).training_info["k_learned"] == 300
+
+
+def test_chunk_tables_read_for_superwords_refuse_a_total_past_int64_naming_the_place(tmp_path, capsys):
+    """Issue 41: `train --counts --superwords` reads tables into the compact chunk table; a total
+    past what the trainer holds is refused there as in a Counter, the entry named."""
+    paths = [tmp_path / "a.tsv", tmp_path / "b.tsv"]
+    paths[0].write_text(" the cat sat\t9223372036854775807\n", encoding="utf-8")
+    paths[1].write_text(" the cat sat\t1\n", encoding="utf-8")
+    out = tmp_path / "tok"
+    argv = ["train", *map(str, paths), "--counts", "--no-prefix-space", "--superwords", "-k", "50", "--quiet"]
+    assert main([*argv, "-o", str(out)]) == 2
+    message = "b.tsv, line 1: word ' the cat sat' passes 2**63-1 here"
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and not out.exists()

@@ -451,9 +451,17 @@ def test_superword_chunks_count_on_ray_as_here_and_train_the_same_tokenizer(clus
     local, ray = (pq.read_table(tmp_path / f"{name}.parquet") for name in ("local", "ray"))
     assert local.equals(ray)
     chunks = dict(zip(local.column("word").to_pylist(), local.column("count").to_pylist()))
+    # issue 41: the driver builds the chunk table from the summed Arrow buffers, no str per entry
+    pre = ByteLevel("superwords")
+    as_table = count_words_distributed(texts, pre, show_progress=False, table=True)
+    as_counter = count_words_distributed(texts, pre, show_progress=False)
+    assert list(as_table) == list(as_counter) and as_table.to_dict() == as_counter == chunks
     assert any(" " in c.strip() and "\n" in c for c in chunks)       # phrases, with their line ends
     train = ["--superwords", "--vocab-size", "600", "--word-tokens", "200", "--quiet"]
     assert main(["train", *texts, "-o", str(tmp_path / "text"), *train]) == 0
     assert main(["train", str(tmp_path / "ray.parquet"), "--counts", "--no-prefix-space",
                  "-o", str(tmp_path / "table"), *train]) == 0
     assert Tokenizer.load(tmp_path / "text").model.ranked_tokens == Tokenizer.load(tmp_path / "table").model.ranked_tokens
+    assert main(["train", *texts, "-o", str(tmp_path / "on_ray"), "--engine", "ray", *train]) == 0
+    on_ray = Tokenizer.load(tmp_path / "on_ray")
+    assert Tokenizer.load(tmp_path / "text").model.ranked_tokens == on_ray.model.ranked_tokens

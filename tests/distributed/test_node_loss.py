@@ -1,7 +1,8 @@
 """A lost node costs time, not data (issue 29 item 3): on a Ray cluster of several nodes on this
 machine (``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), a worker
-node is removed while one of our tasks runs on it, and ``count``, ``tokenize`` and
-``hierarchical`` still give exactly the single-process results, for text, JSON Lines and parquet.
+node is removed while one of our tasks runs on it, and ``count`` (of words, and of superword
+chunks on text), ``tokenize`` and ``hierarchical`` still give exactly the single-process
+results, for text, JSON Lines and parquet.
 
 The head node has no CPU, so every task runs on the two one-CPU worker nodes; the victim is
 removed (all its processes killed, its object store with them) as soon as one of our tasks is
@@ -72,22 +73,25 @@ TASKS = {"count": {"txt": "_count_text_file", "jsonl": "_count_document_file", "
          "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")}}
 
 
-@pytest.mark.parametrize("kind", ["txt", "jsonl", "parquet"])
-@pytest.mark.parametrize("command", ["count", "tokenize"])
+@pytest.mark.parametrize("command, kind", [
+    *((command, kind) for command in ("count", "tokenize") for kind in ("txt", "jsonl", "parquet")),
+    ("count --superwords", "txt"),        # issue 41: the chunks stage 2 samples from
+])
 def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_path, command, kind):
     folder, files = inputs
-    if command == "count":
-        argv = ["count", *files[kind], "--quiet"]
-        local, there = tmp_path / "local.tsv", tmp_path / "ray.tsv"
+    if command.startswith("count"):
+        argv = [*command.split(), *files[kind], "--quiet"]
+        suffix = ".parquet" if "--superwords" in argv else ".tsv"     # chunks keep their line ends
+        local, there = tmp_path / f"local{suffix}", tmp_path / f"ray{suffix}"
     else:
         argv = ["tokenize", str(folder / "tok"), *files[kind], "--batch-size", "500", "--quiet"]
         local, there = tmp_path / "local", tmp_path / "ray"
     assert main([*argv, "-o", str(local), "--engine", "local"]) == 0
     lost = len(nodes.lost)
-    with nodes.losing(TASKS[command][kind]):
+    with nodes.losing(TASKS[command.split()[0]][kind]):
         assert main([*argv, "-o", str(there), "--engine", "ray"]) == 0   # the module's multi-node cluster
     assert len(nodes.lost) == lost + 1, "no task of ours was caught running on a worker node"
-    if command == "count":
+    if command.startswith("count"):
         assert there.read_bytes() == local.read_bytes()
     else:
         assert pq.read_table(there).equals(pq.read_table(local))

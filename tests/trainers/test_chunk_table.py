@@ -63,6 +63,29 @@ def test_counts_past_int64_and_bad_counts_are_refused():
         table.merge(table)
 
 
+@given(st.lists(st.tuples(st.text(max_size=8), st.integers(1, 2**40)), max_size=30), st.binary(max_size=5))
+def test_a_table_from_arrow_buffers_holds_what_adding_each_entry_does(entries, prefix):
+    """Arrow's string layout (a data buffer and n + 1 offsets, not from 0) into a table."""
+    import numpy as np
+    from hf_greedtok._chunk_table import table_from_buffers
+    data = prefix + b"".join(w.encode("utf-8", "surrogatepass") for w, _ in entries)
+    offsets = np.cumsum([len(prefix)] + [len(w.encode("utf-8", "surrogatepass")) for w, _ in entries])
+    expected = ChunkTable()
+    for w, c in entries:
+        expected.add(w, c)
+    got = table_from_buffers(data, offsets, [c for _, c in entries])
+    assert got.to_dict() == expected.to_dict() and list(got) == list(expected)
+
+
+def test_table_buffers_that_do_not_agree_are_refused():
+    from hf_greedtok._chunk_table import table_from_buffers
+    for offsets, counts, message in (([0, 1], [1, 1], "2 offsets for 2 counts"), ([0, 4], [1], "outside its 3 bytes"),
+                                     ([0, 2, 1], [1, 1], "decrease at entry 1"), ([0, 3], [0], "got 0 at entry 0")):
+        with pytest.raises(ValueError, match=message):
+            table_from_buffers(b"a b", offsets, counts)
+    assert len(table_from_buffers(None, [0], [])) == 0
+
+
 @pytest.mark.parametrize("split", ["superwords", "superwords-digits", "gpt4-marks"])
 @pytest.mark.parametrize("num_proc", [1, 2])
 def test_counting_into_a_table_counts_as_the_counter_does(split, num_proc, monkeypatch):
@@ -79,6 +102,28 @@ def test_counting_into_a_table_counts_as_the_counter_does(split, num_proc, monke
     assert count_words(lines, pre, num_proc=num_proc, show_progress=False, table=True).to_dict() == as_counter
 
 
+@pytest.mark.parametrize("normalizer", [None, "NFKC"])
+def test_count_tables_read_into_a_table_hold_what_the_counter_holds(normalizer, tmp_path):
+    """`train --counts --superwords` reads tables into a chunk table: the same entries, in the same
+    order, as the Counter, with special tokens cut out, long chunks cut into pieces and
+    entries of several tables summed."""
+    from hf_greedtok.normalizers import normalizer_from_name
+    from hf_greedtok.special_tokens import counting_pipeline
+    from hf_greedtok.word_counts import read_count_tables
+
+    long_chunk = " the cat sat" * 7000           # 84,000 bytes: cut at word ends
+    (tmp_path / "a.tsv").write_text(f" the cat sat\t5\n the<s> dog ran\t3\n{long_chunk}\t2\n Ｔhe cat\t4\n",
+                                    encoding="utf-8")
+    (tmp_path / "b.tsv").write_text(" the cat sat\t1\n a dog\t9\n", encoding="utf-8")
+    pre, norm = counting_pipeline(ByteLevel("superwords"), normalizer_from_name(normalizer or "none"), ["<s>"])
+    paths = [tmp_path / "a.tsv", tmp_path / "b.tsv"]
+    as_counter = read_count_tables(paths, pre, norm, prefix_space=False)
+    as_table = read_count_tables(paths, pre, norm, prefix_space=False, table=True)
+    assert as_table.to_dict() == as_counter and list(as_table) == list(as_counter)
+    assert as_counter[" the cat sat"] == 6 and not any("<s>" in c for c in as_counter)
+    assert max(map(len, as_counter)) < 65_536 < len(long_chunk)
+
+
 @pytest.mark.parametrize("name", ["en_brown.txt", "zh_reviews.txt", "hi_devdas.txt"])
 def test_a_real_corpus_counts_and_splits_into_words_as_the_counter_does(name):
     from corpora import corpus
@@ -89,3 +134,12 @@ def test_a_real_corpus_counts_and_splits_into_words_as_the_counter_does(name):
     assert as_table.to_dict() == as_counter and list(as_table) == list(as_counter)
     words = ByteLevel("gpt4-marks")
     assert as_table.words(words.native_pattern).to_dict() == chunk_words(as_counter, words)
+
+
+def test_setdefault_keeps_the_first_value_as_a_dict_does():
+    table, plain = ChunkTable(), {}
+    for row, word in enumerate([" the cat", " a dog", " the cat", "é", " a dog", "\ud800"], 1):
+        assert table.setdefault(word, row) == plain.setdefault(word, row)
+    assert table.to_dict() == plain
+    with pytest.raises(ValueError, match="must be >= 1"):
+        table.setdefault("x", 0)
