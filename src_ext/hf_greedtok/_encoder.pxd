@@ -145,7 +145,7 @@ cdef class RankedEncoder:
                            vector[int32_t]& out) except -1 nogil
     cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
                                   vector[int32_t]& out) except -1 nogil
-    cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
+    cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)
     cdef void _release(self, _Worker wk)

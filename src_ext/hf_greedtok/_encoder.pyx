@@ -25,6 +25,7 @@ from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
+from hf_greedtok._scanners cimport HFG_S, hfg_props
 from hf_greedtok._pretokenize cimport (
     PATTERN_GPT4, PATTERN_LAST, block_starts_ascii, hfg_ctz64, split_words, split_words_latin1,
     use_blocks, word_end)
@@ -969,9 +970,10 @@ cdef class RankedEncoder:
                 start = end
         return 0
 
-    cdef int _encode_text(self, PyObject* obj, int pattern, int mode, _Worker wk,
+    cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil:
-        """Split one str with the native pre-tokenizer and encode its words into out.
+        """Split characters lo .. hi - 1 of one str with the native pre-tokenizer and encode their
+        words into out (a whole text, or a span of one cut at a safe point: :func:`_safe_cut`).
 
         A word's units are its UTF-8 bytes (byte level) or code points, lone surrogates as
         U+FFFD, as :meth:`_load_units` reads a word. At byte level the words are looked up in
@@ -979,9 +981,9 @@ cdef class RankedEncoder:
         (:meth:`_encode_ascii`), else the bytes written once for the whole text after its split
         (:func:`_utf8_text`, which also turns the words' ends into byte offsets).
         """
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(obj), i
+        cdef Py_ssize_t n = hi - lo, i
         cdef int kind = PyUnicode_KIND(obj)
-        cdef void* data = PyUnicode_DATA(obj)
+        cdef void* data = <char*>PyUnicode_DATA(obj) + lo * kind
         cdef uint32_t cp
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nbytes
@@ -1198,26 +1200,34 @@ cdef class RankedEncoder:
             total += PyUnicode_GET_LENGTH(obj)
             ov[i + 1] = total
         job.seq = seq
-        cdef int threads = <int>max(1, min(<int64_t>min(num_threads, MAX_SLOTS), n, total // MIN_CHARS_PER_THREAD))
         job.encoder = <PyObject*>self
         job.objs = job.refs.data() if hold else items
         job.pattern = pattern
         job.mode = _MODES[mode]
         job.offsets = &ov[0]
-        # slice t - 1 ends with the first text whose end reaches t / threads of the characters
+        cdef int threads = <int>max(1, min(<int64_t>min(num_threads, MAX_SLOTS), total // MIN_CHARS_PER_THREAD))
+        # a text longer than a thread's share is cut into spans (a document on several threads)
+        cdef int64_t[::1] chars = ov                # running characters of the texts (or spans)
+        cdef int64_t items_n = n
+        if threads > 1 and _cut_long_texts(job, n, total, threads):
+            items_n = <int64_t>job.span_obj.size()
+            chars = np.asarray(job.span_ends, dtype=np.int64)
+        else:
+            threads = <int>min(<int64_t>threads, n)
+        # slice t - 1 ends with the first text (span) whose end reaches t / threads of the characters
         cdef int t
         cdef int64_t lo, hi, mid
         job.bounds.push_back(0)
         for t in range(1, threads):
-            lo, hi = job.bounds.back(), n
+            lo, hi = job.bounds.back(), items_n
             while lo < hi:
                 mid = (lo + hi) >> 1
-                if ov[mid + 1] * threads >= total * t:
+                if chars[mid + 1] * threads >= total * t:
                     hi = mid
                 else:
                     lo = mid + 1
-            job.bounds.push_back(min(lo + 1, n))
-        job.bounds.push_back(n)
+            job.bounds.push_back(min(lo + 1, items_n))
+        job.bounds.push_back(items_n)
         workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
         for wk in workers:
             job.workers.push_back(<PyObject*>wk)
@@ -1243,6 +1253,9 @@ cdef class RankedEncoder:
                         job.copy_out(0)
                     else:
                         hfg_run_tasks(threads, _task_copy_out, <void*>job)
+            if job.cut:
+                for i in range(n):
+                    ov[i + 1] = job.span_ends[job.span_of_text_end[i]]
         finally:
             # released only now: releasing trims a worker's slice_ids, and another thread may
             # take a released worker
@@ -1296,6 +1309,14 @@ cdef class _TextsJob:
     cdef int32_t* ids
     cdef int pattern
     cdef int mode
+    # Long texts cut across threads (cut): the work is spans, not texts. Span s is characters
+    # span_lo[s] .. span_hi[s] - 1 of span_obj[s] (borrowed from objs), its ids end at span_ends[s + 1].
+    cdef bint cut
+    cdef vector[PyObject*] span_obj
+    cdef vector[int64_t] span_lo
+    cdef vector[int64_t] span_hi
+    cdef vector[int64_t] span_ends
+    cdef vector[int64_t] span_of_text_end     # text i's last span + 1
 
     def __dealloc__(self):
         cdef PyObject* obj
@@ -1307,9 +1328,14 @@ cdef class _TextsJob:
         cdef vector[int32_t]* out = &(<_Worker>self.workers[t]).slice_ids
         out.clear()
         for i in range(self.bounds[t], self.bounds[t + 1]):
-            (<RankedEncoder>self.encoder)._encode_text(self.objs[i], self.pattern, self.mode,
-                                                       <_Worker>self.workers[t], out[0])
-            self.offsets[i + 1] = <int64_t>out.size()
+            if self.cut:
+                (<RankedEncoder>self.encoder)._encode_text(self.span_obj[i], self.span_lo[i], self.span_hi[i],
+                                                           self.pattern, self.mode, <_Worker>self.workers[t], out[0])
+                self.span_ends[i + 1] = <int64_t>out.size()
+            else:
+                (<RankedEncoder>self.encoder)._encode_text(self.objs[i], 0, PyUnicode_GET_LENGTH(self.objs[i]),
+                                                           self.pattern, self.mode, <_Worker>self.workers[t], out[0])
+                self.offsets[i + 1] = <int64_t>out.size()
         return 0
 
     cdef int copy_out(self, int t) except -1 nogil:
@@ -1319,8 +1345,100 @@ cdef class _TextsJob:
             memcpy(self.ids + base, out.data(), out.size() * sizeof(int32_t))
         if base:
             for i in range(self.bounds[t], self.bounds[t + 1]):
-                self.offsets[i + 1] += base
+                if self.cut:
+                    self.span_ends[i + 1] += base
+                else:
+                    self.offsets[i + 1] += base
         return 0
+
+
+# A text of more than this many characters may be cut into spans encoded on different threads.
+cdef int64_t CUT_MIN_CHARS = 1 << 20
+
+
+def _thread_minimums(int64_t chars_per_thread, int64_t cut_chars):
+    """Set MIN_CHARS_PER_THREAD and CUT_MIN_CHARS (tests cut small documents with them); returns
+    the old values, to be set back."""
+    global MIN_CHARS_PER_THREAD, CUT_MIN_CHARS
+    old = (MIN_CHARS_PER_THREAD, CUT_MIN_CHARS)
+    MIN_CHARS_PER_THREAD, CUT_MIN_CHARS = max(1, chars_per_thread), max(1, cut_chars)
+    return old
+
+
+cdef inline bint _is_space(int kind, void* data, int64_t i) noexcept nogil:
+    return (hfg_props(PyUnicode_READ(kind, data, i)) & HFG_S) != 0
+
+
+cdef int64_t _safe_cut(int kind, void* data, int64_t n, int64_t target) noexcept nogil:
+    """A position p in 3 .. n - 1, the nearest after ``target`` (else before it), where a text may
+    be cut and each side split on its own into the words the whole gives: right after a line feed
+    between two characters that are not white space ("x\nA"), or -1. The line feed ends a word
+    there under every split we ship (none lets a word run from a line end into the next line, and
+    a lone line feed between non-spaces is one word, or the end of one, whether or not the text ends
+    after it: GPT-4's ``\s++$``, GPT-2's ``\s+(?!\S)``); tested against the uncut split on
+    hypothesis documents and every shared corpus (tests/models/test_document_spans.py)."""
+    cdef int64_t p
+    for p in range(max(target, 3), n):
+        if PyUnicode_READ(kind, data, p - 1) == 0x0A and not _is_space(kind, data, p) \
+                and not _is_space(kind, data, p - 2):
+            return p
+    for p in range(min(target, n) - 1, 2, -1):
+        if PyUnicode_READ(kind, data, p - 1) == 0x0A and not _is_space(kind, data, p) \
+                and not _is_space(kind, data, p - 2):
+            return p
+    return -1
+
+
+cdef bint _cut_long_texts(_TextsJob job, int64_t n, int64_t total, int threads) except -1:
+    """Cut the texts longer than a thread's share (and than CUT_MIN_CHARS) at safe points into
+    about equal spans, writing the job's spans (every text one span or more; span_ends holds their
+    running characters until the threads overwrite it with ids); False, and nothing written, when
+    no text is cut."""
+    cdef int64_t share = max(CUT_MIN_CHARS, total // threads), i, length, at, cut, parts, k
+    cdef PyObject* obj
+    for i in range(n):
+        if PyUnicode_GET_LENGTH(job.objs[i]) > share:
+            break
+    else:
+        return False
+    job.cut = True
+    job.span_ends.push_back(0)
+    for i in range(n):
+        obj = job.objs[i]
+        length = PyUnicode_GET_LENGTH(obj)
+        parts = min(<int64_t>threads, (length + share - 1) // share) if length > share else 1
+        at = 0
+        for k in range(1, parts):
+            cut = _safe_cut(PyUnicode_KIND(obj), PyUnicode_DATA(obj), length, length * k // parts)
+            if cut <= at:
+                continue
+            job.span_obj.push_back(obj)
+            job.span_lo.push_back(at)
+            job.span_hi.push_back(cut)
+            job.span_ends.push_back(job.span_ends.back() + cut - at)
+            at = cut
+        job.span_obj.push_back(obj)
+        job.span_lo.push_back(at)
+        job.span_hi.push_back(length)
+        job.span_ends.push_back(job.span_ends.back() + length - at)
+        job.span_of_text_end.push_back(<int64_t>job.span_obj.size())
+    return True
+
+
+def _spans(list texts, int threads):
+    """[(text index, first character, end)] of the spans ``encode_texts`` cuts ``texts`` into on
+    ``threads`` threads (every text whole when none is cut); for tests."""
+    cdef _TextsJob job = _TextsJob()
+    cdef int64_t total = sum(len(t) for t in texts), s, i = 0
+    job.objs = PySequence_Fast_ITEMS(texts)
+    if not _cut_long_texts(job, len(texts), total, threads):
+        return [(k, 0, len(t)) for k, t in enumerate(texts)]
+    out = []
+    for s in range(<int64_t>job.span_obj.size()):
+        while s >= job.span_of_text_end[i]:
+            i += 1
+        out.append((i, job.span_lo[s], job.span_hi[s]))
+    return out
 
 
 cdef int _task_encode_texts(void* ctx, int t) except -1 nogil:
