@@ -1,5 +1,8 @@
-"""Every encoding number of issue 32 in one run, against the peers measured in the same run.
+"""Every encoding number of issues 32 and 42 in one run, against the peers measured in the same run.
 
+0. Every installed encoder side by side (bench_peers.py): gigatoken, tokie, fastokens,
+   bpe-openai, tiktoken and HF tokenizers on cl100k, lines and whole documents (fresh str
+   objects), 1 and 2 threads, ids checked equal to tiktoken's before timing.
 1. The native path (bench_encode_text.py): the pre-tokenizer alone (GPT-4 split) and
    ``regex.findall``; encode (cover, optimal) on one thread and on every core; flat (numpy ids +
    offsets), list and Arrow outputs; tiktoken ``encode_ordinary`` as the anchor, and its ids
@@ -13,14 +16,15 @@ Peers: tiktoken (section 1), HF ``tokenizers`` BPE (2, 3); tokensim when it is i
 (it was not installable here on 2026-11-26: no distribution on the index this machine reaches),
 else a line says so. The machine and its load are printed before and after.
 
-    python benchmarks/bench_encoding.py                    # all three (about 10 minutes)
-    python benchmarks/bench_encoding.py --skip-map         # sections 1 and 2
+    python benchmarks/bench_encoding.py                    # all four (about 20 minutes)
+    python benchmarks/bench_encoding.py --skip-map         # sections 0, 1 and 2
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import os
+import subprocess
 import sys
 import time
 
@@ -40,12 +44,18 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     bench_encode_text.add_arguments(p)
     p.add_argument("--skip-map", action="store_true", help="leave out section 3 (Dataset.map, the longest)")
+    p.add_argument("--skip-peers", action="store_true", help="leave out section 0 (every peer, bench_peers.py)")
     p.add_argument("--map-repeat", type=int, default=3, help="Dataset.map runs per setting (fastest kept)")
     args = p.parse_args()
     load = os.getloadavg()
     print(f"# Encoding, every number of issue 32: {machine()}; {time.strftime('%Y-%m-%d %H:%M')}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(tokensim_line())
+
+    if not args.skip_peers:
+        print("\n## 0. Every installed encoder side by side (bench_peers.py)\n", flush=True)
+        subprocess.run([sys.executable, "bench_peers.py", "--repeat", str(args.repeat)], check=True,
+                       cwd=os.path.dirname(os.path.abspath(__file__)))
 
     print("\n## 1. The native path\n")
     bench_encode_text.native_table(args)
