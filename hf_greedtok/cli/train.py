@@ -189,7 +189,9 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
         bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
-    if args.superwords and not args.counts and args.engine == "local":
+    # (a missing input is left to the counter, which names it)
+    if args.superwords and args.max_memory is not None and not args.counts and args.engine == "local" \
+            and all(Path(f).is_file() for f in args.inputs):
         from ..trainers.memory_estimate import chunk_budget_check
 
         chunk_budget_check(args.chunk_budget_mb or DEFAULT_CHUNK_BUDGET_MB,

@@ -131,8 +131,9 @@ def chunk_budget_check(budget_mb: float, text_bytes: int, max_memory_gb: Optiona
     fits = (max_memory_gb * GB - now - SINGLETON_FIXED_BYTES) / BYTES_PER_SINGLETON / 1e6
     advice = f"a chunk budget of {fits:.3g} MB or less fits (--chunk-budget-mb)" if fits > 0.01 else \
         "even a small chunk budget does not fit"
-    raise MemoryLimitError(f"stage 2 may train on {singletons / 1e6:,.1f} MB of distinct chunks (the chunk "
-                           f"budget), about {(now + need) / GB:.2f} GB of memory, above the memory limit of "
+    bound = "the chunk budget" if singletons < text_bytes else "the inputs' size, below the chunk budget"
+    raise MemoryLimitError(f"stage 2 may train on {singletons / 1e6:,.1f} MB of distinct chunks ({bound}), "
+                           f"about {(now + need) / GB:.2f} GB of memory, above the memory limit of "
                            f"{max_memory_gb:g} GB (--max-memory): {advice}, or raise the limit")
 
 

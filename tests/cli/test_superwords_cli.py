@@ -218,3 +218,10 @@ def test_chunk_tables_read_for_superwords_refuse_a_total_past_int64_naming_the_p
     message = "b.tsv, line 1: word ' the cat sat' passes 2**63-1 here"
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and not out.exists()
+
+
+def test_a_missing_input_is_named_before_the_chunk_budget_is_weighed(tmp_path, capsys):
+    missing = tmp_path / "nope.txt"
+    argv = ["train", str(missing), "--superwords", "-k", "300", "--max-memory", "0.01", "-o", str(tmp_path / "t")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{missing}: no such file")
