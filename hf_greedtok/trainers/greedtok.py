@@ -24,13 +24,13 @@ from .._trainer import GreedTokCore
 from ..core import Tokenizer
 from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH
 from ..models import GreedTokModel, pack_units
-from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from ..errors import CorpusError
 from ..indic.units import pack_codes, unit_codes
 from ..word_counts import always_short, count_corpus, count_words, cut_long_words
+from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 
 INT64_MAX = 2**63 - 1
 # Corpora with fewer singletons (bytes of distinct words) build in well under a second: no bar.

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
+
 from .._chunk_table import ChunkTable
 from .._progress import note
 from ..core import Tokenizer
@@ -59,8 +60,8 @@ from ..special_tokens import check_counted_words
 from ..unicode_scripts import letter_scripts, most_letters, scripts_of_token
 from ..word_counts import cut_long_words
 from .chunk_sample import ChunkSample, sample_chunks
-from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 from .greedtok import INT64_MAX, GreedTokTrainer, check_counts
+from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 
 
 class GreedTokSuperwordTrainer(GreedTokTrainer):
