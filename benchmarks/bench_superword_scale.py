@@ -17,7 +17,10 @@ same kind trained on the smallest size (the issue's goal: 1 GB no worse than 25 
 ``--real``: the same on real English instead, prefixes of the 50 MB Debian reference of
 ``scale_corpus.py`` (dict-gcide, the Linux docs, fortunes, debian-handbook), superwords at each
 ``--budgets`` (MB; 0: every chunk, exact), held out on every 5th line of the three shared English
-corpora (Brown, Shakespeare and Milton, the Python docs: never trained on here). The generated
+corpora (Brown, Shakespeare and Milton, the Python docs: never trained on here); ``--reference-file``
+trains on prefixes of another file instead (the large reference, ``scale_corpus.py
+--reference-large``), and ``--budgets default`` passes no ``--chunk-budget-mb``. ``--heldout FOLDER...``
+only counts those held-out tokens of saved folders (for trainings run by hand). The generated
 corpus is for time and memory: its phrases are a Markov chain's, and trained on more of it the
 exact trainer takes more held-out tokens (benchmarks/RESULTS.md, "Superwords at corpus scale").
 
@@ -26,6 +29,9 @@ against MB for both kinds (matplotlib, the ``plot`` extra).
 
     python benchmarks/bench_superword_scale.py --mb 25 100 250 1000 --plot benchmarks/superword_scale.png
     python benchmarks/bench_superword_scale.py --real --mb 12.5 25 50 --budgets 5 20 0
+    python benchmarks/bench_superword_scale.py --real --mb 25 250 --budgets default \
+        --reference-file benchmarks/.cache/scale/reference_english_large.txt
+    python benchmarks/bench_superword_scale.py --heldout FOLDER...
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 from bench_train_cli import timed_run
 from common import machine
@@ -70,11 +77,13 @@ def train_once(cli: str, path: Path, flags: list[str], total: int, held_out: dic
             "distinct_mb": sample.get("distinct_mb"), "heldout_tokens": tokens}
 
 
-def real_prefix(mb: float, folder: Path) -> Path:
-    """The first ``mb`` MB of the real reference (cut at a line end), written into ``folder``."""
-    source = reference_path()
-    if not source.is_file():
-        build_reference()
+def real_prefix(mb: float, folder: Path, source: Optional[Path] = None) -> Path:
+    """The first ``mb`` MB of ``source`` (default: the real reference, built if missing), cut at a
+    line end, written into ``folder`` (``source`` itself if it is no longer)."""
+    if source is None:
+        source = reference_path()
+        if not source.is_file():
+            build_reference()
     data = source.read_bytes()
     if mb * 1e6 >= len(data):
         return source
@@ -83,23 +92,29 @@ def real_prefix(mb: float, folder: Path) -> Path:
     return path
 
 
+def real_held_out() -> dict[str, list[str]]:
+    """The held-out text of ``--real``: every 5th line of the three shared English corpora."""
+    from common import CORPORA
+    return {name: (CORPORA / name).read_text(encoding="utf-8").splitlines(keepends=True)[::5]
+            for name in ("en_brown.txt", "en_shakespeare_milton.txt", "en_python_docs.txt")}
+
+
 def real(args: argparse.Namespace, cli: str) -> None:
     """Superwords on prefixes of real English at each budget, held out on the shared English corpora."""
-    from common import CORPORA
-    held_out = {name: (CORPORA / name).read_text(encoding="utf-8").splitlines(keepends=True)[::5]
-                for name in ("en_brown.txt", "en_shakespeare_milton.txt", "en_python_docs.txt")}
+    held_out = real_held_out()
     print("| MB of real text | chunk budget MB | wall s | peak RSS MB | chunk sample (rate, distinct chunks) "
           "| held-out tokens | load before |")
     print("|---:|---:|---:|---:|---|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="real-") as tmp:
         for mb in args.mb:
-            path = real_prefix(mb, Path(tmp))
+            path = real_prefix(mb, Path(tmp), args.reference_file)
             for budget in args.budgets:
                 load = os.getloadavg()[0]
-                got = train_once(cli, path, ["--superwords", "--chunk-budget-mb", str(budget or 10**6)], args.total,
-                                 held_out)
-                sample = f"m = {got['rate']:.2f} of {got['distinct_mb']:,.1f} MB"
-                print(f"| {mb:g} | {budget or 'all (exact)'} | {got['wall_s']:.1f} | {got['peak_rss_mb']:,.0f} | "
+                flags = [] if budget is None else ["--chunk-budget-mb", str(budget or 10**6)]
+                got = train_once(cli, path, ["--superwords", *flags], args.total, held_out)
+                sample = f"m = {got['rate']:.2f} of {got['distinct_mb']:,.1f} MB" if got["rate"] else ""
+                label = "default" if budget is None else budget or "all (exact)"
+                print(f"| {mb:g} | {label} | {got['wall_s']:.1f} | {got['peak_rss_mb']:,.0f} | "
                       f"{sample} | {got['heldout_tokens']:,} | {load:.2f} |", flush=True)
 
 
@@ -127,12 +142,21 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mb", type=float, nargs="+", default=[25, 100, 250, 1000])
     p.add_argument("--real", action="store_true", help="real English from Debian packages, at --budgets")
-    p.add_argument("--budgets", type=float, nargs="+", default=[5, 20, 0],
-                   help="with --real: chunk budgets in MB (0: every chunk)")
+    p.add_argument("--budgets", type=lambda v: None if v == "default" else float(v), nargs="+", default=[5, 20, 0],
+                   help="with --real: chunk budgets in MB (0: every chunk; default: no --chunk-budget-mb)")
+    p.add_argument("--reference-file", type=Path,
+                   help="with --real: train on prefixes of this file instead of the 50 MB reference")
+    p.add_argument("--heldout", type=Path, nargs="+", metavar="FOLDER",
+                   help="only print the --real held-out tokens of these saved folders")
     p.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
     p.add_argument("--total", type=int, default=32768)
     p.add_argument("--plot", type=Path, help="write the seconds and GB plot here (PNG)")
     args = p.parse_args()
+    if args.heldout:
+        held_out = real_held_out()
+        for folder in args.heldout:
+            print(f"{heldout_tokens(folder, held_out):,} held-out tokens  {folder}", flush=True)
+        return
     cli = shutil.which("hf-greedtok", path=str(Path(sys.executable).parent)) or "hf-greedtok"
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     if args.real:

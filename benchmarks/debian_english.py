@@ -1,6 +1,6 @@
 """Real English text in bulk from Debian packages (bookworm, main), for the large reference of
 scale_corpus.py (``--reference-large``): dictionaries, the King James Bible, fortunes, Debian's
-manuals, man pages, info manuals and the HTML manuals of big projects.
+manuals, man pages, info manuals, the HTML manuals of big projects and TeX Live's PDF manuals.
 
 Each :class:`Source` is one package, the files of it to read (globs from the unpacked root) and
 how to take them to text:
@@ -13,23 +13,28 @@ how to take them to text:
   ``<head>`` dropped whole (code listings and page furniture);
 * ``man``: ``groff -mandoc -Tutf8`` without hyphenation, justification or overstrike and with a
   line length of 4,000 ens, so a paragraph is a line;
+* ``pdf``: ``pdftotext`` (poppler-utils), NFKC-normalised (ligatures), and only the files whose
+  words are English: at least :data:`MIN_ENGLISH_STOPWORDS` of them English stopwords, and twice
+  as many as of German, French or Italian/Spanish ones (TeX Live's manuals are in many languages);
 * ``kjv``: the ``bible`` program of package ``bible-kjv`` printing ``bible-kjv-text`` whole,
   less the verse numbers.
 
-Every line is stripped of trailing whitespace (and of leading whitespace for ``html``, ``xml``
-and ``man``) and kept if at least :data:`MIN_LETTER_SHARE` of its non-space characters are letters
-and at least :data:`MIN_LATIN_SHARE` of its letters are Latin (drops code, tables of numbers,
-rules and the lines of other scripts), and if the same line was not kept before, by this source
-or an earlier one of the list (so a line that every page of a manual repeats is kept once).
+Every line is stripped of trailing whitespace (and of leading whitespace for ``html``, ``xml``,
+``man`` and ``pdf``) and kept if at least :data:`MIN_LETTER_SHARE` of its non-space characters are
+letters and at least :data:`MIN_LATIN_SHARE` of its letters are Latin (drops tables of numbers,
+rules, the lines of other scripts and code lines dense in symbols; code lines of long names, such as
+LaTeX macros, stay), and if the same line was not kept before, by this source
+or an earlier one of the list (so a line that every page of a manual repeats is kept once). A
+file whose bytes equal an earlier file's of the same package is read once.
 
 The unpacking is of ``apt-get download``'s ``.deb`` files only: nothing is installed, except that
-``kjv`` runs ``bible`` from its unpacked package (it needs ``libreadline8``) and ``man`` needs
-``groff`` (``groff-base``).
+``kjv`` runs ``bible`` from its unpacked package (it needs ``libreadline8``), ``man`` needs
+``groff`` (``groff-base``) and ``pdf`` ``pdftotext`` (``apt-get install poppler-utils``).
 """
 from __future__ import annotations
 
-import fnmatch
 import gzip
+import hashlib
 import html.parser
 import os
 import re
@@ -42,6 +47,14 @@ from typing import Iterable, Iterator
 
 MIN_LETTER_SHARE = 0.6      # letters among the non-space characters of a kept line
 MIN_LATIN_SHARE = 0.95      # Latin letters among its letters
+MIN_ENGLISH_STOPWORDS = 0.05    # English stopwords among the words of a kept PDF
+PDF_TIMEOUT_S = 120
+_STOPWORDS = {
+    "en": set("the of and to in is that for with this be are as it by on which can you an or not from".split()),
+    "de": set("der die und das ist nicht mit den von zu ein eine sich auf für im dem des werden wird".split()),
+    "fr": set("le la les des et est une pour dans du que qui au sur avec pas ce sont par".split()),
+    "it/es": set("il di che è per una con non sono della del gli el los las por para es se y lo".split()),
+}
 
 
 @dataclass(frozen=True)
@@ -133,6 +146,10 @@ SOURCES: tuple[Source, ...] = (
     Source("gettext-doc", "html", (f"{DOC}/gettext/*.html", f"{DOC}/gettext-doc/**/*.html")),
     Source("gnome-user-docs", "xml", ("usr/share/help/C/**/*.page",)),
     Source("mate-user-guide", "xml", ("usr/share/help/C/**/*.xml",)),
+    # the manuals of TeX Live's packages (PDF)
+    *(Source(f"texlive-{name}-doc", "pdf", ("usr/share/doc/texlive-doc/**/*.pdf",))
+      for name in ("latex-base", "latex-recommended", "latex-extra", "pictures", "science", "publishers",
+                   "pstricks", "fonts-extra", "metapost", "humanities")),
 )
 
 
@@ -207,8 +224,32 @@ _INFO_JUNK = re.compile(r"^(File: .*Node: |\* Menu:|Tag Table:|End Tag Table|Ind
 _VERSE = re.compile(r"^\s*\d+ ")
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def is_english_document(text: str) -> bool:
+    """True if English stopwords are common among the words of ``text`` and twice as common as
+    those of German, French and Italian/Spanish (see :data:`_STOPWORDS`)."""
+    words = _WORD.findall(text.lower())
+    share = {lang: sum(w in stop for w in words) / max(1, len(words)) for lang, stop in _STOPWORDS.items()}
+    english = share.pop("en")
+    return english >= MIN_ENGLISH_STOPWORDS and english >= 2 * max(share.values())
+
+
+def _pdf_lines(path: Path) -> list[str]:
+    try:
+        run = subprocess.run(["pdftotext", "-q", "-enc", "UTF-8", "-nopgbrk", str(path), "-"],
+                             capture_output=True, timeout=PDF_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return []
+    text = unicodedata.normalize("NFKC", run.stdout.decode("utf-8", errors="replace"))
+    return text.splitlines() if is_english_document(text) else []
+
+
 def file_lines(kind: str, path: Path) -> list[str]:
     """The lines of text of one file of ``kind`` (see the module's doc), unfiltered."""
+    if kind == "pdf":
+        return _pdf_lines(path)
     if kind in ("html", "xml"):
         return _html_lines(path)
     if kind == "man":
@@ -241,7 +282,7 @@ def _is_english(line: str) -> bool:
 
 
 def _clean(kind: str, lines: Iterable[str]) -> list[str]:
-    lstrip = kind in ("html", "xml", "man")
+    lstrip = kind in ("html", "xml", "man", "pdf")
     out = []
     for line in lines:
         line = line.strip() if lstrip else line.rstrip()
@@ -256,12 +297,22 @@ def _one_file(job: tuple[str, str]) -> list[str]:
 
 
 def source_files(source: Source, root: Path) -> list[Path]:
-    """The files of ``source`` unpacked at ``root``, sorted, symlinks and ``exclude`` left out."""
+    """The files of ``source`` unpacked at ``root``, sorted, less symlinks, ``exclude`` and the files
+    whose bytes an earlier one has."""
     found: set[Path] = set()
     for pattern in source.include:
         found.update(p for p in root.glob(pattern) if p.is_file() and not p.is_symlink())
     skip = [re.compile(x) for x in source.exclude]
-    return sorted(p for p in found if not any(x.search("/" + p.relative_to(root).as_posix()) for x in skip))
+    seen: set[bytes] = set()
+    files = []
+    for p in sorted(found):
+        if any(x.search("/" + p.relative_to(root).as_posix()) for x in skip):
+            continue
+        digest = hashlib.blake2b(p.read_bytes(), digest_size=16).digest()
+        if digest not in seen:
+            seen.add(digest)
+            files.append(p)
+    return files
 
 
 def source_lines(source: Source, root: Path, extra_roots: dict[str, Path], workers: int = 0) -> Iterator[str]:

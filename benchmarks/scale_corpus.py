@@ -37,10 +37,65 @@ Not matched: chunks are longer (the sources' Brown has a sentence a line) and di
 (the real mix's dictionary pronunciations and kernel identifiers are many; the generator's new words
 arrive at its sources' rate, ~1.9K per MB). 1000 MB take ~2.2 min on one core.
 
+The large reference (``--reference-large``; does a tokenizer trained on more real text compress
+held-out text no worse than one trained on 25 MB of it?): ``reference_english_large.txt``, the
+English text of the 72 packages of ``debian_english.SOURCES``, 358.96 MB: dictionaries, the King
+James Bible, fortunes, the Linux docs, Debian's manuals, man pages, info and HTML manuals of big
+projects and TeX Live's PDF manuals (no Python documentation, Brown, Shakespeare or Milton). Each
+package is taken to text as debian_english.py says (markup stripped; lines mostly of non-letters
+or of other scripts dropped; a line kept once over all packages) and its blocks interleaved in
+proportion to the sizes as above, so every prefix is the same mix. Building takes ~20 min on two
+cores (12 of them for the PDFs; ``apt-get install poppler-utils`` first), ~2.3 GB of ``.deb``
+files (``--debs DIR`` keeps them for the next build). MB of text kept per package, in build order
+(a later package keeps only lines no earlier one had):
+
+    package                    kind        MB    package                       kind      MB
+    dict-gcide                 dictd    33.49    cppreference-doc-en-html      html    4.61
+    dict-wn                    dictd    18.69    qtbase5-doc-html              html    9.48
+    dict-foldoc                dictd     5.15    erlang-doc                    html    7.86
+    dict-jargon                dictd     1.33    ghc-doc                       html    8.40
+    dict-devil                 dictd     0.38    racket-doc                    html    9.79
+    bible-kjv-text             kjv       4.13    libboost1.81-doc              html    3.84
+    fortunes                   fortune   2.30    llvm-15-doc                   html    3.67
+    fortunes-bofh-excuses      fortune   0.03    cmake-doc                     html    2.31
+    linux-doc-6.1              text     17.78    apache2-doc                   html    1.95
+    debian-handbook            html      1.01    octave-doc                    html    1.78
+    debian-reference-en        html      0.46    maxima-doc                    html    1.27
+    developers-reference       html      0.28    sqlite3-doc                   html    4.35
+    debian-policy              html      0.50    db5.3-doc                     html    2.78
+    maint-guide                html      0.13    fp-docs-3.2.2                 html    4.78
+    debmake-doc                html      0.17    csound-doc                    html    1.87
+    debian-history             html      0.06    grass-doc                     html    1.94
+    installation-guide-amd64   html      0.32    freedombox-doc-en             html    0.35
+    manpages                   man       2.82    nodejs-doc                    html    1.64
+    manpages-dev               man       9.68    exim4-doc-html                html    1.66
+    freebsd-manpages           man       4.78    postfix-doc                   html    1.15
+    perl-doc                   man      13.62    bind9-doc                     html    0.97
+    libssl-doc                 man       4.71    zsh-doc                       html    1.35
+    libx11-doc                 man       3.88    abs-guide                     html    0.44
+    tcl8.6-doc                 man       4.74    gettext-doc                   html    0.55
+    bash-doc                   info      0.51    gnome-user-docs               xml     0.37
+    autoconf-doc               info      0.99    mate-user-guide               xml     0.24
+    gnu-standards              info      0.33    texlive-latex-base-doc        pdf     9.76
+    vim-runtime                text      8.19    texlive-latex-recommended-doc pdf     7.83
+    git-doc                    text      2.14    texlive-latex-extra-doc       pdf    41.90
+    ada-reference-manual-2020  text      4.89    texlive-pictures-doc          pdf    12.46
+    postgresql-doc-15          html      5.42    texlive-science-doc           pdf     6.20
+    libreoffice-help-en-us     html      3.14    texlive-publishers-doc        pdf     7.78
+    gimp-help-en               html      1.51    texlive-pstricks-doc          pdf     2.53
+    lilypond-doc-html          html      2.57    texlive-fonts-extra-doc       pdf     2.30
+    rust-doc                   html      5.41    texlive-metapost-doc          pdf     1.54
+    openjdk-17-doc             html     18.71    texlive-humanities-doc        pdf     3.03
+
+Measured as above: 25 MB 21,050 chunks/MB, once 0.930, 8,303 words/MB, 19.43 B per chunk; 50 MB
+20,572, 0.932, 6,588, 19.55; 250 MB 19,793, 0.927, 4,163, 19.41; all 358.96 MB 19,457, 0.927,
+3,710, 19.66 (chunks are longer than the 50 MB reference's: HTML and man paragraphs are a line).
+
 Usage (from the repo root):
 
     python benchmarks/scale_corpus.py --mb 25 100 250 1000      # benchmarks/.cache/scale/english_<N>MB.txt
     python benchmarks/scale_corpus.py --reference               # the real 50 MB (apt-get download)
+    python benchmarks/scale_corpus.py --reference-large [--debs DIR]    # the real 359 MB, ditto
     python benchmarks/scale_corpus.py --stats FILE... [--at 25 50 100]
 
 Other benchmarks call :func:`corpus` (``corpus(100)`` is the path of the 100 MB file, built if
@@ -50,6 +105,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -58,6 +114,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+import debian_english
 import numpy as np
 import other_domains
 import regex
@@ -80,6 +137,7 @@ REFERENCE_MB = 50
 REFERENCE_BLOCK = 16_384       # bytes of one source between turns of the interleave
 # other_domains' text name -> its Debian package
 REFERENCE_PACKAGES = other_domains.PACKAGES
+REFERENCE_LARGE_MAX_MB = 1000  # the large reference is all its sources' text, cut here if more
 
 END, START = 0, 1              # symbols of every chain: end of sequence, padding before its start
 _CHUNKS = ByteLevel("superwords")
@@ -308,6 +366,72 @@ def build_reference() -> dict[str, float]:
     return sizes
 
 
+def reference_large_path() -> Path:
+    """Where the large real reference is cached."""
+    return CACHE / "reference_english_large.txt"
+
+
+def _unpacked(packages: Iterable[str], debs: Path, into: Path) -> dict[str, Path]:
+    """``packages`` unpacked under ``into`` (package -> root), their ``.deb`` files downloaded into
+    ``debs`` with ``apt-get download`` unless there already."""
+    roots = {}
+    for package in packages:
+        if not list(debs.glob(f"{package}_*.deb")):
+            subprocess.run(["apt-get", "download", package], cwd=debs, check=True, capture_output=True)
+        roots[package] = into / package
+        roots[package].mkdir(parents=True)
+        deb = max(debs.glob(f"{package}_*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(roots[package])], check=True)
+    return roots
+
+
+def build_reference_large(debs: Optional[Path] = None, verbose: bool = True) -> dict[str, float]:
+    """Write :func:`reference_large_path` from :data:`debian_english.SOURCES` (downloaded into
+    ``debs``, kept there, or into a temporary folder): each source's kept lines (new ones only:
+    a line kept by an earlier source is not kept again) as ~16 KB blocks at their relative place in
+    it, as :func:`build_reference` does, cut at REFERENCE_LARGE_MAX_MB; MB of each source's text.
+
+    Raises:
+        subprocess.CalledProcessError: ``apt-get download`` or ``dpkg-deb`` failed (no network?).
+    """
+    placed: list[tuple[float, int, bytes]] = []
+    sizes: dict[str, float] = {}
+    seen: set[int] = set()
+    with tempfile.TemporaryDirectory(prefix="reference-large-") as tmp:
+        debs = debs or Path(tmp) / "debs"
+        debs.mkdir(parents=True, exist_ok=True)
+        for rank, source in enumerate(debian_english.SOURCES):
+            started = time.perf_counter()
+            unpack = Path(tmp) / "root"
+            roots = _unpacked((source.package, *source.extra_packages), debs, unpack)
+            lines = []
+            for line in debian_english.source_lines(source, roots[source.package], roots):
+                key = hash(line)
+                if key not in seen:
+                    seen.add(key)
+                    lines.append(line)
+            shutil.rmtree(unpack)
+            blocks = _blocks(lines) if lines else []
+            sizes[source.package] = sum(map(len, blocks)) / MB
+            done = 0
+            for block in blocks:
+                placed.append((done / (sizes[source.package] * MB), rank, block))
+                done += len(block)
+            if verbose:
+                print(f"{source.package:30s} {source.kind:7s} {sizes[source.package]:8.2f} MB "
+                      f"{time.perf_counter() - started:6.1f} s", flush=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    ordered = (block for _, _, block in sorted(placed))
+    if sum(sizes.values()) > REFERENCE_LARGE_MAX_MB:
+        _write_prefixes({REFERENCE_LARGE_MAX_MB: reference_large_path()}, ordered)
+    else:
+        with tempfile.NamedTemporaryFile(dir=CACHE, prefix=reference_large_path().name, delete=False) as f:
+            f.writelines(ordered)
+        os.chmod(f.name, 0o644)
+        os.replace(f.name, reference_large_path())
+    return sizes
+
+
 # --- statistics ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -355,6 +479,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED, help=f"the stream's seed (default {SEED})")
     parser.add_argument("--reference", action="store_true",
                         help=f"write the real {REFERENCE_MB} MB reference from Debian packages instead")
+    parser.add_argument("--reference-large", action="store_true",
+                        help="write the large real reference (debian_english.SOURCES, all their text up to "
+                             f"{REFERENCE_LARGE_MAX_MB} MB) to {reference_large_path().relative_to(CACHE.parents[1])}")
+    parser.add_argument("--debs", type=Path, metavar="DIR",
+                        help="with --reference-large: keep the .deb files in DIR and reuse those there")
     parser.add_argument("--stats", type=Path, nargs="+", metavar="FILE", help="print statistics of FILEs instead")
     parser.add_argument("--at", type=float, nargs="+", default=[], metavar="MB",
                         help="with --stats: of each FILE's first MB (default: all of it)")
@@ -362,6 +491,10 @@ def main() -> None:
     start = time.perf_counter()
     if args.stats:
         _print_stats(args.stats, args.at)
+    elif args.reference_large:
+        sizes = build_reference_large(args.debs)
+        print(f"{'total':38s} {sum(sizes.values()):8.2f} MB")
+        print(reference_large_path())
     elif args.reference:
         for name, size in build_reference().items():
             print(f"{name:18s} {REFERENCE_PACKAGES[name]:16s} {size:6.2f} MB")
