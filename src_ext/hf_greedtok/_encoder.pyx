@@ -1214,20 +1214,8 @@ cdef class RankedEncoder:
             chars = np.asarray(job.span_ends, dtype=np.int64)
         else:
             threads = <int>min(<int64_t>threads, n)
-        # slice t - 1 ends with the first text (span) whose end reaches t / threads of the characters
+        _thread_bounds(job, chars, items_n, total, threads)
         cdef int t
-        cdef int64_t lo, hi, mid
-        job.bounds.push_back(0)
-        for t in range(1, threads):
-            lo, hi = job.bounds.back(), items_n
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if chars[mid + 1] * threads >= total * t:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            job.bounds.push_back(min(lo + 1, items_n))
-        job.bounds.push_back(items_n)
         workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
         for wk in workers:
             job.workers.push_back(<PyObject*>wk)
@@ -1393,7 +1381,7 @@ cdef bint _cut_long_texts(_TextsJob job, int64_t n, int64_t total, int threads) 
     """Cut the texts longer than a thread's share (and than CUT_MIN_CHARS) at safe points into
     about equal spans, writing the job's spans (every text one span or more; span_ends holds their
     running characters until the threads overwrite it with ids); False, and nothing written, when
-    no text is cut."""
+    no text is cut (none that long, or no safe point in them)."""
     cdef int64_t share = max(CUT_MIN_CHARS, total // threads), i, length, at, cut, parts, k
     cdef PyObject* obj
     for i in range(n):
@@ -1422,23 +1410,64 @@ cdef bint _cut_long_texts(_TextsJob job, int64_t n, int64_t total, int threads) 
         job.span_hi.push_back(length)
         job.span_ends.push_back(job.span_ends.back() + length - at)
         job.span_of_text_end.push_back(<int64_t>job.span_obj.size())
+    if <int64_t>job.span_obj.size() == n:      # no safe point in any long text: the texts as they are
+        job.cut = False
+        job.span_obj.clear()
+        job.span_lo.clear()
+        job.span_hi.clear()
+        job.span_ends.clear()
+        job.span_of_text_end.clear()
+        return False
     return True
 
 
+cdef void _thread_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items, int64_t total, int threads):
+    """job.bounds: thread t takes items (texts, or spans when job.cut) bounds[t] .. bounds[t + 1] - 1,
+    ``chars`` being their running characters. Slice t - 1 ends with the first text whose end
+    reaches t / threads of the characters; with spans, with the last span whose middle lies before
+    that point (a cut falls near it, on either side: by the spans' ends, a cut just before it would
+    give thread 0 both halves of a document)."""
+    cdef int t
+    cdef int64_t lo, hi, mid
+    job.bounds.clear()
+    job.bounds.push_back(0)
+    for t in range(1, threads):
+        lo, hi = job.bounds.back(), items
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if job.cut and (chars[mid] + chars[mid + 1]) * threads >= 2 * total * t:
+                hi = mid
+            elif not job.cut and chars[mid + 1] * threads >= total * t:
+                hi = mid
+            else:
+                lo = mid + 1
+        job.bounds.push_back(min(lo + <int64_t>(not job.cut), items))
+    job.bounds.push_back(items)
+
+
 def _spans(list texts, int threads):
-    """[(text index, first character, end)] of the spans ``encode_texts`` cuts ``texts`` into on
-    ``threads`` threads (every text whole when none is cut); for tests."""
+    """[(text index, first character, end, thread)] of the spans ``encode_texts`` cuts ``texts``
+    into on ``threads`` threads, and the thread each goes to (every text one span when none is
+    cut); for tests."""
     cdef _TextsJob job = _TextsJob()
-    cdef int64_t total = sum(len(t) for t in texts), s, i = 0
+    cdef int64_t total = sum(len(t) for t in texts), s, i = 0, t
+    cdef int64_t n = len(texts)
     job.objs = PySequence_Fast_ITEMS(texts)
-    if not _cut_long_texts(job, len(texts), total, threads):
-        return [(k, 0, len(t)) for k, t in enumerate(texts)]
-    out = []
-    for s in range(<int64_t>job.span_obj.size()):
-        while s >= job.span_of_text_end[i]:
-            i += 1
-        out.append((i, job.span_lo[s], job.span_hi[s]))
-    return out
+    chars = np.cumsum([0] + [len(x) for x in texts]).astype(np.int64)
+    if _cut_long_texts(job, n, total, threads):
+        n = <int64_t>job.span_obj.size()
+        chars = np.asarray(job.span_ends, dtype=np.int64)
+        spans = []
+        for s in range(n):
+            while s >= job.span_of_text_end[i]:
+                i += 1
+            spans.append((i, job.span_lo[s], job.span_hi[s]))
+    else:
+        threads = <int>min(<int64_t>threads, n)
+        spans = [(k, 0, len(x)) for k, x in enumerate(texts)]
+    _thread_bounds(job, chars, n, total, threads)
+    thread_of = [next(t for t in range(threads) if job.bounds[t] <= s < job.bounds[t + 1]) for s in range(n)]
+    return [(*span, thread) for span, thread in zip(spans, thread_of)]
 
 
 cdef int _task_encode_texts(void* ctx, int t) except -1 nogil:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer
-from hf_greedtok._encoder import _thread_minimums
+from hf_greedtok._encoder import _spans, _thread_minimums
 from hf_greedtok.pre_tokenizers.patterns import SPLITS
 
 
@@ -66,18 +66,29 @@ def test_the_cut_falls_after_a_line_feed_between_non_spaces(tokenizers):
 
 
 def test_spans_cover_each_text_and_start_after_a_line_feed_between_non_spaces():
-    from hf_greedtok._encoder import _spans
     doc = "The cynic.\nA blackguard.\n" * 20 + "one line, no end"
     with small_cuts():
         spans = _spans([doc, "short"], 3)
-    assert [s for s in spans if s[0] == 1] == [(1, 0, 5)] and len(spans) == 4
-    starts = [lo for i, lo, _ in spans if i == 0]
+    assert [s[:3] for s in spans if s[0] == 1] == [(1, 0, 5)] and len(spans) == 4
+    starts = [lo for i, lo, _, _ in spans if i == 0]
     assert starts[0] == 0 and all(doc[p - 1] == "\n" and not doc[p].isspace() and not doc[p - 2].isspace()
                                   for p in starts[1:])
-    assert "".join(doc[lo:hi] for i, lo, hi in spans if i == 0) == doc
+    assert "".join(doc[lo:hi] for i, lo, hi, _ in spans if i == 0) == doc
+    assert sorted({thread for *_, thread in spans}) == [0, 1, 2]
     with small_cuts():
-        assert _spans(["line\r\n" * 30], 2) == [(0, 0, 180)]        # CRLF: no cut
-    assert _spans([doc], 2) == [(0, 0, len(doc))]                    # below a megabyte: no cut
+        assert _spans(["line\r\n" * 30], 2) == [(0, 0, 180, 0)]     # CRLF: no cut
+    assert _spans([doc], 2) == [(0, 0, len(doc), 0)]                 # below a megabyte: no cut
+
+
+@pytest.mark.parametrize("offset", [-3, -1, 0, 1, 3])
+def test_the_two_halves_of_a_document_go_to_two_threads_wherever_the_cut_falls(offset):
+    """A cut just before the middle once gave thread 0 both halves (6 MB of Brown on two
+    threads ran at one thread's speed): spans go to threads by their middles."""
+    half = "x" * (40 + offset) + "\nA"
+    doc = half + "y" * (84 - len(half))
+    with small_cuts():
+        spans = _spans([doc], 2)
+    assert [(lo, thread) for _, lo, _, thread in spans] == [(0, 0), (41 + offset, 1)]
 
 
 @pytest.mark.parametrize("name", ["en_brown.txt", "en_python_docs.txt", "en_shakespeare_milton.txt",
