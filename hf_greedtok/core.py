@@ -161,8 +161,10 @@ class Tokenizer:
         With a byte-level pattern we ship (gpt4/cl100k, gpt2/r50k, o200k, whitespace, gpt4-marks,
         superwords, superwords-digits: :data:`~hf_greedtok.pre_tokenizers.patterns.SPLITS`) each text is split and
         encoded natively without the GIL, from its first character to its last id, on
-        ``num_threads`` threads (slices of about equal characters; the ids do not depend on the
-        thread count). Other pre-tokenizers split in Python and encode the words natively.
+        ``num_threads`` threads (slices of about equal characters, a text longer than a thread's
+        share and than 1 MB cut into spans right after a line feed between two non-spaces; the
+        ids do not depend on the thread count). Other pre-tokenizers split in Python and encode
+        the words natively.
 
         ``added_tokens`` (string -> id) replaces the model's special tokens as what is matched in
         the text, before normalizing and leftmost-longest, as HF's special added tokens are
