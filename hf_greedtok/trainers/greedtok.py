@@ -336,10 +336,14 @@ class GreedTokTrainer:
         when the caller checked already (a superword trainer, for both its stages)."""
         if self._memory_checked or not (self.show_progress or self.max_memory_gb is not None):
             return
-        estimate = self._estimate(lengths)
+        self._report_memory(self.stage_name, self._estimate(lengths),
+                            "train on fewer distinct words (or raise the limit)")
+
+    def _report_memory(self, name: str, estimate: MemoryEstimate, advice: str) -> None:
+        """Print ``estimate`` (``show_progress``), then refuse it past ``max_memory_gb``."""
         if self.show_progress:
-            note(f"{self.stage_name}: {estimate.describe()}")
-        estimate.check(self.max_memory_gb, "train on fewer distinct words (or raise the limit)")
+            note(f"{name}: {estimate.describe()}")
+        estimate.check(self.max_memory_gb, advice)
 
     # ------------------------------------------------------------------ training
 

@@ -251,11 +251,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         counts = word_counts if isinstance(word_counts, SuperwordCounts) else self.reduce_counts(word_counts, source)
         # both stages' peak, estimated (and refused past max_memory_gb) before either starts
         if self.show_progress or self.max_memory_gb is not None:
-            estimate = self.memory_estimate(counts)
-            if self.show_progress:
-                note(f"{type(self).__name__}: {estimate.describe()}")
-            estimate.check(self.max_memory_gb, "lower chunk_budget_mb (--chunk-budget-mb; stage 2 takes about "
-                                               "0.1 GB per MB of chunks) or raise the limit")
+            self._report_memory(type(self).__name__, self.memory_estimate(counts),
+                                "lower chunk_budget_mb (--chunk-budget-mb; stage 2 takes about 0.1 GB per MB of "
+                                "chunks) or raise the limit")
         self.pinned = list(self._user_pinned)
         # kept for continue_training, which may have to run both stages again
         self._counts, self._source = counts, source

@@ -1206,15 +1206,7 @@ cdef class RankedEncoder:
         job.mode = _MODES[mode]
         job.offsets = &ov[0]
         cdef int threads = <int>max(1, min(<int64_t>min(num_threads, MAX_SLOTS), total // MIN_CHARS_PER_THREAD))
-        # a text longer than a thread's share is cut into spans (a document on several threads)
-        cdef int64_t[::1] chars = ov                # running characters of the texts (or spans)
-        cdef int64_t items_n = n
-        if threads > 1 and _cut_long_texts(job, n, total, threads):
-            items_n = <int64_t>job.span_obj.size()
-            chars = np.asarray(job.span_ends, dtype=np.int64)
-        else:
-            threads = <int>min(<int64_t>threads, n)
-        _thread_bounds(job, chars, items_n, total, threads)
+        threads = _plan_slices(job, ov, n, total, threads)
         cdef int t
         workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
         for wk in workers:
@@ -1357,6 +1349,11 @@ cdef inline bint _is_space(int kind, void* data, int64_t i) noexcept nogil:
     return (hfg_props(PyUnicode_READ(kind, data, i)) & HFG_S) != 0
 
 
+cdef inline bint _safe_at(int kind, void* data, int64_t p) noexcept nogil:
+    return PyUnicode_READ(kind, data, p - 1) == 0x0A and not _is_space(kind, data, p) \
+        and not _is_space(kind, data, p - 2)
+
+
 cdef int64_t _safe_cut(int kind, void* data, int64_t n, int64_t target) noexcept nogil:
     """A position p in 3 .. n - 1, the nearest after ``target`` (else before it), where a text may
     be cut and each side split on its own into the words the whole gives: right after a line feed
@@ -1367,12 +1364,10 @@ cdef int64_t _safe_cut(int kind, void* data, int64_t n, int64_t target) noexcept
     hypothesis documents and every shared corpus (tests/models/test_document_spans.py)."""
     cdef int64_t p
     for p in range(max(target, 3), n):
-        if PyUnicode_READ(kind, data, p - 1) == 0x0A and not _is_space(kind, data, p) \
-                and not _is_space(kind, data, p - 2):
+        if _safe_at(kind, data, p):
             return p
     for p in range(min(target, n) - 1, 2, -1):
-        if PyUnicode_READ(kind, data, p - 1) == 0x0A and not _is_space(kind, data, p) \
-                and not _is_space(kind, data, p - 2):
+        if _safe_at(kind, data, p):
             return p
     return -1
 
@@ -1445,28 +1440,36 @@ cdef void _thread_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items,
     job.bounds.push_back(items)
 
 
+cdef int _plan_slices(_TextsJob job, const int64_t[::1] text_chars, int64_t n, int64_t total, int threads) except -1:
+    """Which thread encodes what (job.bounds, and job's spans when a text is cut: a text longer than
+    a thread's share is cut into spans, a document on several threads); ``text_chars`` are the
+    texts' running characters. Returns the threads used."""
+    if threads > 1 and _cut_long_texts(job, n, total, threads):
+        _thread_bounds(job, np.asarray(job.span_ends, dtype=np.int64), <int64_t>job.span_obj.size(), total, threads)
+        return threads
+    threads = <int>min(<int64_t>threads, n)
+    _thread_bounds(job, text_chars, n, total, threads)
+    return threads
+
+
 def _spans(list texts, int threads):
     """[(text index, first character, end, thread)] of the spans ``encode_texts`` cuts ``texts``
     into on ``threads`` threads, and the thread each goes to (every text one span when none is
     cut); for tests."""
     cdef _TextsJob job = _TextsJob()
     cdef int64_t total = sum(len(t) for t in texts), s, i = 0, t
-    cdef int64_t n = len(texts)
     job.objs = PySequence_Fast_ITEMS(texts)
     chars = np.cumsum([0] + [len(x) for x in texts]).astype(np.int64)
-    if _cut_long_texts(job, n, total, threads):
-        n = <int64_t>job.span_obj.size()
-        chars = np.asarray(job.span_ends, dtype=np.int64)
+    threads = _plan_slices(job, chars, len(texts), total, threads)
+    if job.cut:
         spans = []
-        for s in range(n):
+        for s in range(<int64_t>job.span_obj.size()):
             while s >= job.span_of_text_end[i]:
                 i += 1
             spans.append((i, job.span_lo[s], job.span_hi[s]))
     else:
-        threads = <int>min(<int64_t>threads, n)
         spans = [(k, 0, len(x)) for k, x in enumerate(texts)]
-    _thread_bounds(job, chars, n, total, threads)
-    thread_of = [next(t for t in range(threads) if job.bounds[t] <= s < job.bounds[t + 1]) for s in range(n)]
+    thread_of = [next(t for t in range(threads) if job.bounds[t] <= s < job.bounds[t + 1]) for s in range(len(spans))]
     return [(*span, thread) for span, thread in zip(spans, thread_of)]
 
 
