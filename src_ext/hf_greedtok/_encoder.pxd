@@ -58,6 +58,19 @@ cdef struct WideSlot:
     uint16_t val_len    # 32 bytes in all: two slots to a cache line
 
 
+cdef extern from *:
+    """
+    #define HF_GREEDTOK_EMPTY_BYTE_STEP 0xFFFFFFFFU
+    """
+    # no (node << 8) | byte packs to it: nodes stay below 2**24 - 1
+    const uint32_t _EMPTY_BYTE_STEP "HF_GREEDTOK_EMPTY_BYTE_STEP"
+
+
+cdef struct ByteStep:
+    uint32_t key        # (parent node << 8) | byte, or _EMPTY_BYTE_STEP; the child is this slot's index + 1
+    int32_t prio        # the rank of the token the child spells, or -1
+
+
 @cython.final
 cdef class _Worker:
     cdef CacheSlot* slots[2]            # masks[m] + 1 slots each (_huge_table.h memory)
@@ -98,9 +111,12 @@ cdef class _Worker:
 
 @cython.final
 cdef class RankedEncoder:
-    cdef HashTrie trie
+    cdef HashTrie trie                  # the ranked tokens' trie (character level)
     cdef HashTrie singles
     cdef vector[int32_t] node_prio
+    cdef vector[ByteStep] byte_steps    # the same trie at byte level, a node per slot (_build_byte_steps)
+    cdef uint64_t byte_mask
+    cdef int byte_shift
     cdef vector[int32_t] prio_id
     cdef vector[int32_t] prio_len
     cdef int32_t max_len
@@ -109,6 +125,30 @@ cdef class RankedEncoder:
     cdef object _args
     cdef list _free_workers
     cdef list _slot_workers
+
+    cdef int _build_byte_steps(self, const uint32_t[::1] token_units, const int64_t[::1] token_offsets) except -1
+
+    cdef inline int32_t _step(self, int32_t node, uint32_t unit, int32_t* prio) noexcept nogil:
+        """The trie's child of ``node`` along ``unit`` (-1 if none; the root is 0), and into
+        prio[0] the rank of the token it spells (-1 if none) when there is one."""
+        cdef uint32_t key
+        cdef uint64_t h
+        cdef const ByteStep* slots
+        if not self.byte_level:
+            node = self.trie.child(node, unit)
+            if node >= 0:
+                prio[0] = self.node_prio[node]
+            return node
+        key = (<uint32_t>node << 8) | unit
+        h = (<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> self.byte_shift
+        slots = self.byte_steps.data()
+        while True:
+            if slots[h].key == key:
+                prio[0] = slots[h].prio
+                return <int32_t>h + 1
+            if slots[h].key == _EMPTY_BYTE_STEP:
+                return -1
+            h = (h + 1) & self.byte_mask
 
     cdef int64_t _single_ids(self, uint32_t unit, int32_t* ids) noexcept nogil
     cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil
