@@ -1,4 +1,4 @@
-"""Shared fixtures: real corpora from ../shared/corpora (tests skip with a reason without them)."""
+"""Shared fixtures: cuts of the real corpora from tests/data/corpora (tests/data/README.md)."""
 from __future__ import annotations
 
 import importlib.util

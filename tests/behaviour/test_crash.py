@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from corpora import EXAMPLE_TEXT, corpus
+from corpora import EXAMPLE_TEXT, corpus, corpus_of_size
 
 from hf_greedtok import Tokenizer, atomic
 from hf_greedtok import output_folders as folders
@@ -179,8 +179,13 @@ def test_hard_crash_at_any_step_never_leaves_an_incomplete_folder(step, existing
 # ---------------------------------------------------------------------- real processes, real signals
 
 def start_training(out: Path, *extra: str) -> tuple[subprocess.Popen, "StderrReader"]:
-    """``hf-greedtok train`` on an 11 MB corpus with two word-counting workers (progress on)."""
-    argv = [sys.executable, "-m", "hf_greedtok.cli", "train", str(corpus("en_python_docs.txt")), "-o", str(out),
+    """``hf-greedtok train`` on an 11 MB corpus (four corpora's cuts, repeated: counting takes
+    seconds, training on their distinct words too) with two word-counting workers (progress on)."""
+    text = out.parent.parent / f"{out.parent.name}-eleven_mb.txt"      # beside the test's folder, not in it
+    if not text.is_file():
+        corpus_of_size(text, 11, "en_python_docs.txt", "en_brown.txt", "code_python_stdlib.txt",
+                       "en_shakespeare_milton.txt")
+    argv = [sys.executable, "-m", "hf_greedtok.cli", "train", str(text), "-o", str(out),
             "--num-proc", "2", *extra]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=out.parent,
                             env={**os.environ, "TRANSFORMERS_VERBOSITY": "error"})

@@ -93,7 +93,7 @@ def setup(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("heldout")
     lines = read_lines([_slice("en_brown.txt", 400_000, tmp)])
     train, held = split_lines(lines, 0.1)
-    docs = read_lines([_slice("en_python_docs.txt", 150_000, tmp, start=2_000_000)])
+    docs = read_lines([_slice("en_python_docs.txt", 150_000, tmp, start=200_000)])
     counts = count_words(train, ByteLevel(), None, show_progress=False)
     result = compare_word_counts(counts, [150, K], show_progress=False)
     t = result.trained

@@ -1,7 +1,7 @@
 """The SuperBPE-style peer (hf_greedtok.experiments.superbpe): stage-2 chunks as SuperBPE's own
 ``Split`` makes them, no stage-2 merge = plain BPE, the "chunks" scope = the tokenizer SuperBPE's
 code would ship, lossless round trips on any text, superword tokens and fewer tokens than BPE on
-held-out English, bad sizes refused. Trained on slices of ../shared corpora (a few seconds)."""
+held-out English, bad sizes refused. Trained on slices of the corpora in tests/data (a few seconds)."""
 from __future__ import annotations
 
 import json

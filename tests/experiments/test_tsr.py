@@ -28,9 +28,7 @@ tiktoken = pytest.importorskip("tiktoken")
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
-    """The rows of five languages of the shared parallel corpus, as a table of its own."""
-    if not PARALLEL.is_file():
-        pytest.skip(f"{PARALLEL} not available")
+    """The rows of five languages of the parallel corpus, as a table of its own."""
     lines = PARALLEL.read_text(encoding="utf-8").splitlines(keepends=True)
     path = tmp_path_factory.mktemp("tsr") / "sample.tsv"
     path.write_text(lines[0] + "".join(l for l in lines[1:] if l.split("\t", 1)[0] in SAMPLE_LANGS),
@@ -305,8 +303,6 @@ def test_scripts_of_the_real_parallel_report_have_distinct_colours(tmp_path):
     from matplotlib.colors import to_hex
 
     from hf_greedtok.experiments.tsr_plots import script_colours, write_tsr_plots
-    if not PARALLEL.is_file():
-        pytest.skip(f"{PARALLEL} not available")
     report = tsr_report([load_vocabulary(VOCAB / "r50k_base.tiktoken")], read_parallel(PARALLEL))
     scripts = {r["script"] for r in report.rows}
     assert len(scripts) > 20 and {"Latin", "Malayalam"} <= scripts

@@ -173,7 +173,7 @@ def test_a_table_records_its_split_and_train_reads_it_as_written(tmp_path, capsy
     assert models[0] == models[1] == models[2]
     # the record is not an entry: the reader sees the same words with and without it
     entries = list(iter_count_tables([tsv]))
-    assert entries[0][1] == 2 and sum(c for *_, c in entries) > 900_000
+    assert entries[0][1] == 2 and sum(c for *_, c in entries) > 350_000      # the 20,000 lines of the cut
 
 
 @pytest.mark.parametrize("counted, flags, message", [

@@ -3,7 +3,7 @@
 Issue 14 item 4: ``tok(texts, ...)`` for the common options runs natively and pads in numpy;
 each call here is made twice, once with ``native_batch_path = False`` (every call through the
 tokenizers backend, the reference), and the two results must agree key for key, value for
-value, type and dtype included, and in their ``encodings``. Real text from ../shared/corpora:
+value, type and dtype included, and in their ``encodings``. Real text (the cuts in tests/data/corpora):
 English prose, Hindi, Chinese and Python code, plus arbitrary Unicode from hypothesis.
 """
 from __future__ import annotations

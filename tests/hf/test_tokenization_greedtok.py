@@ -1,6 +1,6 @@
 """GreedTok inside Hugging Face: the tokenizers backend, GreedTokTokenizerFast and its files.
 
-Real text from ../shared/corpora: English (Brown), Hindi (Devdas), Chinese (reviews).
+Real text (the cuts in tests/data/corpora): English (Brown), Hindi (Devdas), Chinese (reviews).
 """
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
 """A long document on several threads (issue 42): ``encode_batch_flat`` cuts a text longer than a
 thread's share right after a line feed between two non-spaces ("x\\nA"), encodes the spans on
 different threads and joins their ids. The ids are those of the uncut text, under every split we
-ship, in both modes, on arbitrary Unicode documents and on every shared corpus as one str."""
+ship, in both modes, on arbitrary Unicode documents and on every corpus as one str (the tests'
+cuts; the whole corpora with ``-m corpora``)."""
 from __future__ import annotations
 
 import contextlib
 
 import pytest
-from corpora import EXAMPLE_TEXT, VOCAB, corpus
+from corpora import EXAMPLE_TEXT, VOCAB, corpus, whole_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,17 +92,37 @@ def test_the_two_halves_of_a_document_go_to_two_threads_wherever_the_cut_falls(o
     assert [(lo, thread) for _, lo, _, thread in spans] == [(0, 0), (41 + offset, 1)]
 
 
-@pytest.mark.parametrize("name", ["en_brown.txt", "en_python_docs.txt", "en_shakespeare_milton.txt",
-                                  "code_python_stdlib.txt", "hi_devdas.txt", "zh_reviews.txt"])
-def test_every_shared_corpus_as_one_document_gives_the_same_ids_on_two_threads(name):
+CORPUS_NAMES = ["en_brown.txt", "en_python_docs.txt", "en_shakespeare_milton.txt", "code_python_stdlib.txt",
+                "hi_devdas.txt", "zh_reviews.txt"]
+
+
+def assert_two_threads_give_tiktokens_ids(text: str, cut: bool = True) -> None:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
     from hf_greedtok.pre_tokenizers.patterns import GPT4
-    text = corpus(name).read_text(encoding="utf-8")
+    assert len(_spans([text], 2)) == (2 if cut else 1)
     tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
     one, two = (tok.encode_batch_flat([text], num_threads=t)[0].tolist() for t in (1, 2))
     assert one == two
     ranks = load_tiktoken_bpe(str(VOCAB / "cl100k_base.tiktoken"))
     ref = tiktoken.Encoding("cl100k_file", pat_str=GPT4.regex, mergeable_ranks=ranks, special_tokens={})
     assert two == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", CORPUS_NAMES)
+def test_every_corpus_as_one_document_gives_the_same_ids_on_two_threads(name):
+    """The tests' cuts (0.4-2.3 MB), cut across threads from 64K characters on."""
+    old = _thread_minimums(1 << 12, 1 << 16)
+    try:
+        assert_two_threads_give_tiktokens_ids(corpus(name).read_text(encoding="utf-8"))
+    finally:
+        _thread_minimums(*old)
+
+
+@pytest.mark.corpora
+@pytest.mark.parametrize("name", CORPUS_NAMES)
+def test_every_whole_corpus_as_one_document_gives_the_same_ids_on_two_threads(name):
+    """The whole corpora (0.4-12 MB), at the thresholds users get: cut past a megabyte."""
+    text = whole_corpus(name).read_text(encoding="utf-8")
+    assert_two_threads_give_tiktokens_ids(text, cut=len(text) > 1 << 20)
