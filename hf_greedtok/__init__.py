@@ -127,6 +127,9 @@ def _register(trigger: str) -> None:
 
 
 _check_compiled()
+from .compat import install as _install_old_paths  # noqa: E402 - a checkout without its core stops above
+
+_install_old_paths()     # hf-greedtok 0.1's module paths, for the folders it saved (.compat)
 # our modules that import transformers at their top (each registers when it is done importing)
 _IMPORTS_TRANSFORMERS = ("fast_path", "tokenization_greedtok", "auto")
 for _trigger in ("transformers", f"{__name__}.hf.fast_path", f"{__name__}.hf.tokenization_greedtok"):

@@ -8,6 +8,7 @@ hide behind a function-local import.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ from corpora import EXAMPLE_TEXT, REPO
 import hf_greedtok
 
 PACKAGE = Path(hf_greedtok.__file__).parent
-# The 0.1 module paths that saved folders' remote code imports; only re-exports live there.
+# The 0.1 module paths that saved folders' remote code imports, gathered in hf_greedtok.compat.
 OLD_PATHS = {"hf_greedtok.file_format", "hf_greedtok.hf_folder", "hf_greedtok.hf_pipeline", "hf_greedtok.lookup",
              "hf_greedtok.tokenization_greedtok"}
 # The pipeline that runs without HF libraries: text -> normalizer -> pre-tokenizer -> words ->
@@ -128,14 +129,20 @@ def test_only_the_model_touches_its_ids():
         assert name == "hf_greedtok.models" or touching == [], (name, touching)
 
 
-def test_old_paths_only_re_export(graph):
-    for name in OLD_PATHS:
-        tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):      # file_format's four delegations to Tokenizer
-                assert len(node.body) == 2 and isinstance(node.body[1], ast.Return), (name, node.name)
-            else:
-                assert isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)), (name, ast.dump(node)[:80])
+def test_the_old_paths_are_the_modules_that_hold_their_names_now():
+    """No module at the package root only re-exports: hf_greedtok.compat maps each 0.1 path to the
+    module itself, and keeps only file_format's four delegations to Tokenizer."""
+    from hf_greedtok.compat import OLD_PATHS as MAPPED
+    assert set(MAPPED) == OLD_PATHS
+    for old, new in MAPPED.items():
+        assert old not in modules() and new in modules()
+        assert importlib.import_module(old) is importlib.import_module(new)
+    tree = ast.parse(modules()["hf_greedtok.compat.file_format"].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            assert len(node.body) == 2 and isinstance(node.body[1], ast.Return), node.name
+        else:
+            assert isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)), ast.dump(node)[:80]
 
 
 def test_errors_share_one_base():

@@ -1,18 +1,15 @@
-"""Old import path (hf-greedtok 0.1): the ranked token file now lives in
-:mod:`hf_greedtok.formats.greedtok_json`, the manifest in :mod:`hf_greedtok.formats.manifest`.
-
-Kept because every tokenizer folder saved by 0.1 carries a ``tokenization_greedtok.py`` that
-imports these names from here (tests/structure/test_layout.py loads such a folder).
-"""
+"""``hf_greedtok.file_format`` of hf-greedtok 0.1 (see :mod:`hf_greedtok.compat`): the ranked token
+file now lives in :mod:`hf_greedtok.formats.greedtok_json`, the manifest in
+:mod:`hf_greedtok.formats.manifest`; these are the names 0.1's folders import from it."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from .atomic import atomic_write_text, current_umask
-from .core import Tokenizer
-from .errors import GreedTokFileError
-from .formats.greedtok_json import FILE_NAME, FORMAT, VERSION, verify_file_folder
-from .formats.manifest import (MANIFEST_NAME, file_sha256, read_manifest, verify_manifest, write_manifest,
+from ..atomic import atomic_write_text, current_umask
+from ..core import Tokenizer
+from ..errors import GreedTokFileError
+from ..formats.greedtok_json import FILE_NAME, FORMAT, VERSION, verify_file_folder
+from ..formats.manifest import (MANIFEST_NAME, file_sha256, read_manifest, verify_manifest, write_manifest,
                                write_save_manifest)
 
 __all__ = ["FILE_NAME", "FORMAT", "MANIFEST_NAME", "VERSION", "GreedTokFileError", "atomic_write_text",
