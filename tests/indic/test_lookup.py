@@ -21,10 +21,6 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def real_table() -> Path:
-    return REAL_TABLE
-
-
 def assert_rows_accounted(t: MorphLookup) -> None:
     s = t.stats
     assert s["rows"] == (s["entries"] + s["sandhi_skipped"] + s["conflicting_duplicates"]
@@ -33,7 +29,7 @@ def assert_rows_accounted(t: MorphLookup) -> None:
 
 @pytest.fixture(scope="module")
 def real() -> MorphLookup:
-    return MorphLookup.load(real_table())
+    return MorphLookup.load(REAL_TABLE)
 
 
 # ---------------------------------------------------------------------- loading
@@ -342,7 +338,7 @@ def test_real_table_stats(real):
 
 
 def test_real_table_without_normalizer_keeps_raw_rows():
-    t = MorphLookup.load(real_table(), normalizer=None)
+    t = MorphLookup.load(REAL_TABLE, normalizer=None)
     # Measured: without NFC the 240 non-NFC rows stay distinct, so no row is an identical repeat.
     assert t.stats["rows"] == 66687 and t.stats["repeated_rows"] == 0
     assert t.stats["conflicting_duplicates"] == 526 and t.stats["sandhi_skipped"] == 0
@@ -351,7 +347,7 @@ def test_real_table_without_normalizer_keeps_raw_rows():
 
 def test_real_table_sandhi_error_policy_accepts_it():
     # The file has no sandhi rows, so the strict policy loads it with the same entries.
-    assert MorphLookup.load(real_table(), sandhi="error") == MorphLookup.load(real_table())
+    assert MorphLookup.load(REAL_TABLE, sandhi="error") == MorphLookup.load(REAL_TABLE)
 
 
 # ---------------------------------------------------------------------- persistence

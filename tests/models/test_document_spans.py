@@ -18,9 +18,9 @@ from hf_greedtok.pre_tokenizers.patterns import SPLITS
 
 
 @contextlib.contextmanager
-def small_cuts():
-    """Documents of a few hundred characters cut as a megabyte would be."""
-    old = _thread_minimums(8, 16)
+def small_cuts(chars_per_thread: int = 8, cut_chars: int = 16):
+    """Documents of a few hundred characters (by default) cut as a megabyte would be."""
+    old = _thread_minimums(chars_per_thread, cut_chars)
     try:
         yield
     finally:
@@ -113,11 +113,8 @@ def assert_two_threads_give_tiktokens_ids(text: str, cut: bool = True) -> None:
 @pytest.mark.parametrize("name", CORPUS_NAMES)
 def test_every_corpus_as_one_document_gives_the_same_ids_on_two_threads(name):
     """The tests' cuts (0.4-2.3 MB), cut across threads from 64K characters on."""
-    old = _thread_minimums(1 << 12, 1 << 16)
-    try:
+    with small_cuts(1 << 12, 1 << 16):
         assert_two_threads_give_tiktokens_ids(corpus(name).read_text(encoding="utf-8"))
-    finally:
-        _thread_minimums(*old)
 
 
 @pytest.mark.corpora
