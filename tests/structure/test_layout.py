@@ -265,8 +265,9 @@ def test_moved_names_keep_their_old_import_paths():
 
 
 #: tests/ folders that are not a room of the package: the behaviour suites, the house's own rules,
-#: and the rooms that are single modules (core.py with special_tokens.py, models.py, output_folders.py)
-TEST_FOLDERS_BESIDE_ROOMS = {"behaviour", "structure", "core", "models", "outputs"}
+#: the rooms that are single modules (core.py with special_tokens.py, models.py, output_folders.py)
+#: and the documentation site's checks (docs/)
+TEST_FOLDERS_BESIDE_ROOMS = {"behaviour", "structure", "core", "models", "outputs", "docs"}
 
 
 def test_every_test_module_sits_in_the_folder_of_its_room():
