@@ -133,8 +133,8 @@ def _hf_bpe(path: Path, name: str) -> Vocabulary:
 
 
 def _load_folder(folder: Path) -> Vocabulary:
-    from .hf.folder import TOKENIZER_FILE, check_tokenizer_folder, is_greedtok_config
-    config = check_tokenizer_folder(folder)
-    if is_greedtok_config(config):
-        return Vocabulary(folder.name, folder, "greedtok", Tokenizer.load(folder), "GreedTok cover (Algorithm 4)")
+    from .hf.folder import TOKENIZER_FILE, TokenizerFolder
+    opened = TokenizerFolder.open(folder)
+    if opened.is_greedtok:
+        return Vocabulary(folder.name, folder, "greedtok", opened.greedtok(), "GreedTok cover (Algorithm 4)")
     return _hf_bpe(folder / TOKENIZER_FILE, folder.name)

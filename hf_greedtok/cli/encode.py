@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .options import MODES, TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
+
+if TYPE_CHECKING:
+    from ..hf.folder import TokenizerFolder
 
 HELP = "encode a text, show tokens, and check that decoding restores it"
 
@@ -25,9 +27,8 @@ def run(args: argparse.Namespace) -> int:
     """Print a text's tokens and ids as JSON; returns 0 when decoding gives the text back
     (normalized, if the tokenizer normalizes), else 1. A vocabulary file (.tiktoken,
     byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
-    from ..core import Tokenizer
     from ..formats.greedtok_json import FILE_NAME
-    from ..hf.folder import check_tokenizer_folder
+    from ..hf.folder import TokenizerFolder
     from .loading import is_vocabulary_file, load_hf, refuse_pattern_for_folder
 
     if is_vocabulary_file(args.tokenizer):
@@ -40,29 +41,27 @@ def run(args: argparse.Namespace) -> int:
         form = tok.normalizer.form if tok.normalizer else None
         return _print_encoding(args.text, tokens, ids, decoded, form)
     refuse_pattern_for_folder(args.pattern)
-    config = check_tokenizer_folder(args.tokenizer)
-    if (args.tokenizer / FILE_NAME).is_file():
-        tok = Tokenizer.load(args.tokenizer)
+    folder = TokenizerFolder.open(args.tokenizer)
+    if (folder.path / FILE_NAME).is_file():
+        tok = folder.greedtok()
         ids = tok.encode(args.text, mode=args.mode)
         tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
         form = tok.normalizer.form if tok.normalizer else None
     else:
         if args.mode is not None:
-            raise ValueError(f"--mode: {args.tokenizer} is a {config.get('tokenizer_class')} folder with one "
+            raise ValueError(f"--mode: {args.tokenizer} is a {folder.tokenizer_class} folder with one "
                              "encoder; --mode applies to GreedTok folders")
-        hf_tok = load_hf(args.tokenizer)
+        hf_tok = load_hf(folder.path)
         ids = hf_tok.encode(args.text, add_special_tokens=False)
         tokens = hf_tok.convert_ids_to_tokens(ids)
         decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
-        form = _unicode_form(args.tokenizer)
+        form = _unicode_form(folder)
     return _print_encoding(args.text, tokens, ids, decoded, form)
 
 
-def _unicode_form(folder: Path) -> Optional[str]:
+def _unicode_form(folder: "TokenizerFolder") -> Optional[str]:
     """The Unicode normalization form (NFC, ...) of a folder's tokenizer.json normalizer, if any."""
-    from ..hf.folder import TOKENIZER_FILE, read_folder_json
-
-    spec = read_folder_json(folder / TOKENIZER_FILE).get("normalizer") or {}
+    spec = folder.tokenizer_json().get("normalizer") or {}
     steps = spec.get("normalizers", [spec]) if spec.get("type") == "Sequence" else [spec]
     forms = [s.get("type") for s in steps if s.get("type") in ("NFC", "NFD", "NFKC", "NFKD")]
     return forms[-1] if forms else None

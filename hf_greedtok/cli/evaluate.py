@@ -76,12 +76,13 @@ def run(args: argparse.Namespace) -> int:
 def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], HFTokenizer]:
     """The native tokenizer (GreedTok folders only, else None) and the ``tokenizers`` backend
     of a checked folder; GreedTok folders load without transformers."""
-    from ..hf.folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
+    from ..hf.folder import TokenizerFolder
     from .loading import load_hf
 
-    config = check_tokenizer_folder(folder)
-    if is_greedtok_config(config):
-        return load_greedtok_backend(folder, config)
+    opened = TokenizerFolder.open(folder)
+    if opened.is_greedtok:
+        tok, _, backend = opened.greedtok_backend()
+        return tok, backend
     return None, load_hf(folder).backend_tokenizer
 
 

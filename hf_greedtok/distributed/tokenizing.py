@@ -214,10 +214,11 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
     if not is_dataset_source(source):
         kinds = resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
         single_kind(kinds)
-    not_inside = check_job(kinds, tokenizer_dir, output, overwrite)
+    tokenizer, not_inside = check_job(kinds, tokenizer_dir, output, overwrite)
 
     ray = require_ray()
-    resolved = tokenizer_dir.resolve()
+    # each worker process opens the folder once, by its path (a TokenizerFolder holds loaded models)
+    resolved = tokenizer.path.resolve()
     key = (str(resolved), _folder_stamp(resolved), mode, add_special_tokens, attention_mask)
     with ray_session(address, num_cpus, quiet=not show_progress) as started:
         def write(folder: Path) -> None:

@@ -108,38 +108,11 @@ def check_same_vocab(vocab: list, greedtok: Tokenizer, source: str) -> None:
                      "One of the two files was replaced or edited; re-save the tokenizer.")
 
 
-def load_greedtok_backend(folder: Union[str, Path], config: Optional[dict]) -> tuple[Tokenizer, HFTokenizer]:
-    """The native tokenizer and the ``tokenizers`` backend of a GreedTok folder whose files
-    (and manifest) the caller has checked: ``config`` is its tokenizer_config.json, or None for
-    a ``Tokenizer.save`` folder (greedtok.json only).
-
-    The backend is the folder's tokenizer.json (added tokens, post-processor, padding and
-    truncation as saved) with the GreedTok step of the folder's mode attached: it encodes as
-    the ``AutoTokenizer.from_pretrained(folder)`` backend does.
-
-    Raises:
-        GreedTokFileError: a damaged greedtok.json. ValueError: an unknown mode, or a
-            tokenizer.json whose vocabulary differs from greedtok.json.
-    """
-    folder = Path(folder)
-    if config is None:
-        tok = Tokenizer.load(folder)
-        return tok, build_backend(tok, tok.mode)
-    tok = Tokenizer.load(folder / FILE_NAME, verify_folder=False)
-    mode = config.get("mode") or tok.mode
-    if mode not in MODES:
-        raise ValueError(f"{folder / CONFIG_FILE}: mode must be 'cover' or 'optimal', got {mode!r}")
-    text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
-    vocab = json.loads(text).get("model", {}).get("vocab")
-    if vocab is not None:
-        check_same_vocab(vocab, tok, str(folder))
-    return tok, attach(backend_from_folder_json(text), tok, mode)
-
-
-def read_folder_json(path: Path) -> dict:
-    """A folder's JSON file (tokenizer.json, tokenizer_config.json); GreedTokFileError naming it when unreadable."""
+def read_folder_json(path: Path, data: Optional[bytes] = None) -> dict:
+    """A folder's JSON file (tokenizer.json, tokenizer_config.json), or ``data`` read from it;
+    GreedTokFileError naming it when unreadable."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
     except UnicodeDecodeError as e:
         raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -147,11 +120,13 @@ def read_folder_json(path: Path) -> dict:
                                       "the file is truncated or corrupted") from None
 
 
-def check_tokenizer_folder(folder: Path) -> Optional[dict]:
-    """Check that ``folder`` is a complete tokenizer folder before anything parses it.
+def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str]]:
+    """Check that ``folder`` is a complete tokenizer folder before anything parses it
+    (:meth:`TokenizerFolder.open`).
 
-    Returns tokenizer_config.json's content, or None for a ``Tokenizer.save`` folder (only
-    greedtok.json). Raises GreedTokFileError naming the missing or damaged file.
+    Returns (tokenizer_config.json's content, tokenizer.json's text), or (None, None) for a
+    ``Tokenizer.save`` folder (only greedtok.json, whose manifest :meth:`Tokenizer.load`
+    checks). Raises GreedTokFileError naming the missing or damaged file.
     """
     if not folder.is_dir():
         raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
@@ -162,7 +137,7 @@ def check_tokenizer_folder(folder: Path) -> Optional[dict]:
             raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
                                                           f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
         if has[FILE_NAME]:
-            return None          # Tokenizer.load checks the manifest
+            return None, None          # Tokenizer.load checks the manifest
         raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
     config = read_folder_json(folder / CONFIG_FILE)
     # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
@@ -175,6 +150,118 @@ def check_tokenizer_folder(folder: Path) -> Optional[dict]:
         if not (folder / name).is_file():
             raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
                                                    f"but not {name})")
-    read_folder_json(folder / TOKENIZER_FILE)
+    text = (folder / TOKENIZER_FILE).read_bytes()
+    read_folder_json(folder / TOKENIZER_FILE, text)
     verify_manifest(folder)         # after the checks above, whose messages say more
-    return config
+    return config, text.decode("utf-8")
+
+
+class TokenizerFolder:
+    """A tokenizer folder opened once: its files checked, its manifest verified and its
+    tokenizer_config.json read when it is opened; then handed to whatever loads or encodes with
+    it (:class:`~hf_greedtok.hf.folder_encoder.FolderEncoder`, the CLI's ``encode``, ``evaluate``
+    and ``tokenize``), which read it from here instead of checking it again.
+
+    Any folder ``hf-greedtok train`` writes (GreedTok, BPE, CBPE, lookup) or
+    ``GreedTokTokenizerFast.save_pretrained`` writes, or a ``Tokenizer.save`` folder
+    (greedtok.json and its manifest only).
+
+    Example:
+        >>> folder = TokenizerFolder.open("devil-tokenizer")        # doctest: +SKIP
+        >>> folder.is_greedtok, folder.mode
+        (True, 'optimal')
+        >>> tok, mode, backend = folder.greedtok_backend()
+
+    Attributes:
+        path: the folder.
+        config: tokenizer_config.json's content; None for a ``Tokenizer.save`` folder.
+    """
+
+    __slots__ = ("path", "config", "_tokenizer_json", "_greedtok")
+
+    def __init__(self, path: Path, config: Optional[dict], tokenizer_json: Optional[str] = None) -> None:
+        self.path = path
+        self.config = config
+        self._tokenizer_json = tokenizer_json       # the text open() checked, parsed again only for a backend
+        self._greedtok: Optional[Tokenizer] = None
+
+    @classmethod
+    def open(cls, path: Union[str, Path]) -> "TokenizerFolder":
+        """Check ``path`` (files present, JSON readable, manifest) and read its config.
+
+        Raises:
+            GreedTokFileError: not a folder, a missing or damaged file, or a file the manifest
+                lists that is missing or changed; the message names the file.
+        """
+        path = Path(path)
+        folder = cls(path, *check_tokenizer_folder(path))
+        if folder.config is None:
+            # parsed before its manifest is checked, as Tokenizer.load does: a damaged file's
+            # message says more than "changed since it was saved"
+            folder._greedtok = Tokenizer.load(path)
+        return folder
+
+    def __repr__(self) -> str:
+        return f"TokenizerFolder({str(self.path)!r}, {self.tokenizer_class})"
+
+    @property
+    def tokenizer_class(self) -> str:
+        """tokenizer_config.json's class without "Fast" ("GreedTokTokenizer" for a
+        ``Tokenizer.save`` folder)."""
+        if self.config is None:
+            return GREEDTOK_CLASS
+        return str(self.config.get("tokenizer_class") or "").removesuffix("Fast")
+
+    @property
+    def is_greedtok(self) -> bool:
+        """Whether a GreedTok model (cover or optimal) encodes it, readable without transformers."""
+        return is_greedtok_config(self.config)
+
+    @property
+    def mode(self) -> Optional[str]:
+        """The saved mode ("cover" or "optimal"; None when the folder does not say)."""
+        return None if self.config is None else self.config.get("mode")
+
+    def tokenizer_json(self) -> dict:
+        """tokenizer.json's content as checked when the folder was opened ({} for a
+        ``Tokenizer.save`` folder, which has none)."""
+        return {} if self._tokenizer_json is None else json.loads(self._tokenizer_json)
+
+    def greedtok(self) -> Tokenizer:
+        """The folder's ranked token file (greedtok.json), loaded once.
+
+        Raises:
+            GreedTokFileError: a damaged greedtok.json, or none (not a GreedTok folder).
+        """
+        if self._greedtok is None:
+            self._greedtok = Tokenizer.load(self.path / FILE_NAME, verify_folder=False)   # open() verified it
+        return self._greedtok
+
+    def greedtok_backend(self, mode: Optional[str] = None) -> tuple[Tokenizer, str, HFTokenizer]:
+        """(native tokenizer, mode, ``tokenizers`` backend) of a GreedTok folder.
+
+        The backend is the folder's tokenizer.json (added tokens, post-processor, padding and
+        truncation as saved) with the GreedTok step of ``mode`` attached: it encodes as the
+        ``AutoTokenizer.from_pretrained(folder)`` backend does. A ``Tokenizer.save`` folder gets
+        :func:`~hf_greedtok.hf.pipeline.build_backend`'s.
+
+        Args:
+            mode: "cover" or "optimal"; default: the saved mode, else the ranked token file's.
+
+        Raises:
+            GreedTokFileError: a damaged greedtok.json. ValueError: not a GreedTok folder, an
+                unknown mode, or a tokenizer.json whose vocabulary differs from greedtok.json.
+        """
+        if not self.is_greedtok:
+            raise ValueError(f"{self.path} is a {self.tokenizer_class} folder, not a GreedTok one")
+        tok = self.greedtok()
+        source = "mode" if mode else str(self.path / CONFIG_FILE)
+        mode = mode or self.mode or tok.mode
+        if mode not in MODES:
+            raise ValueError(f"{source}: mode must be 'cover' or 'optimal', got {mode!r}")
+        if self.config is None:
+            return tok, mode, build_backend(tok, mode)
+        vocab = self.tokenizer_json().get("model", {}).get("vocab")
+        if vocab is not None:
+            check_same_vocab(vocab, tok, str(self.path))
+        return tok, mode, attach(backend_from_folder_json(self._tokenizer_json), tok, mode)

@@ -6,7 +6,7 @@ process of :func:`hf_greedtok.distributed.tokenize_dataset`, or one in the local
 of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
 ``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
 
-GreedTok folders are read without transformers (:func:`native_parts`) and encoded by
+GreedTok folders are read without transformers (:class:`~hf_greedtok.hf.folder.TokenizerFolder`, :func:`native_parts`) and encoded by
 :meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native, the GIL released, one flat buffer) with
 the special tokens the folder's post-processor adds put around each row in numpy: the ids
 :class:`GreedTokTokenizerFast` gives, without building Python lists. Other folders (BPE, CBPE,
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
@@ -25,8 +24,8 @@ import numpy as np
 from ..core import Tokenizer
 from ..errors import CorpusError
 from ..formats.arrow_rows import list_array
-from .folder import check_tokenizer_folder, is_greedtok_config, load_greedtok_backend
-from .pipeline import build_backend, native_added_tokens, template
+from .folder import TokenizerFolder
+from .pipeline import native_added_tokens, template
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,9 +35,10 @@ ID_TYPE = "int32"
 MASK_TYPE = "int8"
 
 
-def load_folder_tokenizer(folder: Union[str, os.PathLike], mode: Optional[str] = None):
+def load_folder_tokenizer(folder: Union[str, os.PathLike, TokenizerFolder], mode: Optional[str] = None):
     """The transformers tokenizer of any folder ``hf-greedtok train`` or ``Tokenizer.save``
-    writes, checked first (manifest, files present).
+    writes, checked first (manifest, files present) unless it is an opened
+    :class:`~hf_greedtok.hf.folder.TokenizerFolder`.
 
     Args:
         mode: "cover" or "optimal" for a GreedTok folder (default: the folder's).
@@ -47,18 +47,24 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike], mode: Optional[str] =
         GreedTokFileError: a missing, incomplete or damaged folder (the file named).
         ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
     """
-    folder = Path(folder)
-    config = check_tokenizer_folder(folder)
+    return _transformers_tokenizer(folder if isinstance(folder, TokenizerFolder) else TokenizerFolder.open(folder),
+                                   mode)
+
+
+def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
+    """:func:`load_folder_tokenizer` of an opened folder."""
     from .tokenization_greedtok import GreedTokTokenizerFast
-    if config is None:                      # a Tokenizer.save folder: greedtok.json alone
-        return GreedTokTokenizerFast(greedtok=Tokenizer.load(folder), mode=mode)
-    if not is_greedtok_config(config):
+    if folder.config is None:                      # a Tokenizer.save folder: greedtok.json alone
+        return GreedTokTokenizerFast(greedtok=folder.greedtok(), mode=mode)
+    if not folder.is_greedtok:
         if mode is not None:
-            raise ValueError(f"mode: {folder} is a {config.get('tokenizer_class')} folder with one encoder; "
+            raise ValueError(f"mode: {folder.path} is a {folder.tokenizer_class} folder with one encoder; "
                              "mode applies to GreedTok folders")
         from transformers import AutoTokenizer
-        return AutoTokenizer.from_pretrained(str(folder))
-    return GreedTokTokenizerFast.from_pretrained(str(folder), **({"mode": mode} if mode else {}))
+        return AutoTokenizer.from_pretrained(str(folder.path))
+    # transformers' own loading (added tokens, special tokens from the config) is what the ids
+    # must equal; it reads the folder's files again
+    return GreedTokTokenizerFast.from_pretrained(str(folder.path), **({"mode": mode} if mode else {}))
 
 
 def wrap_rows(ids: np.ndarray, offsets: np.ndarray, prefix: Sequence[int], suffix: Sequence[int]
@@ -87,29 +93,19 @@ def wrap_rows(ids: np.ndarray, offsets: np.ndarray, prefix: Sequence[int], suffi
     return out, new_offsets
 
 
-def native_parts(folder: Union[str, os.PathLike], mode: Optional[str] = None
+def native_parts(folder: TokenizerFolder, mode: Optional[str] = None
                  ) -> Optional[tuple[Tokenizer, str, dict[str, int], tuple[int, ...], tuple[int, ...]]]:
-    """(native tokenizer, mode, added tokens, ids before, ids after each text) of a GreedTok
-    folder, read without importing transformers (1.5-2.5 s and about 250 MB per worker), after
-    checking it; None for other folders, or when their added tokens or post-processor need the
+    """(native tokenizer, mode, added tokens, ids before, ids after each text) of an opened
+    GreedTok folder, read without importing transformers (1.5-2.5 s and about 250 MB per
+    worker); None for other folders, or when their added tokens or post-processor need the
     transformers backend.
 
     Raises:
-        GreedTokFileError: a missing, incomplete or damaged folder. ValueError: unknown mode.
+        GreedTokFileError: a damaged greedtok.json. ValueError: unknown mode.
     """
-    folder = Path(folder)
-    config = check_tokenizer_folder(folder)
-    if not is_greedtok_config(config):
+    if not folder.is_greedtok:
         return None
-    if config is None:
-        tok = Tokenizer.load(folder)
-        mode = mode or tok.mode
-        backend = build_backend(tok, mode)
-    else:
-        mode = mode or config.get("mode") or None
-        tok, backend = load_greedtok_backend(folder, {**config, "mode": mode} if mode else config)
-        mode = mode or tok.mode
-    return _parts(tok, mode, backend)
+    return _parts(*folder.greedtok_backend(mode))
 
 
 def _parts(tok: Tokenizer, mode: str, backend):
@@ -126,7 +122,8 @@ class FolderEncoder:
 
     Args:
         folder: any folder ``hf-greedtok train`` writes (GreedTok cover or optimal, BPE, CBPE,
-            lookup) or a ``Tokenizer.save`` folder.
+            lookup) or a ``Tokenizer.save`` folder; a path is opened (checked) here, an opened
+            :class:`~hf_greedtok.hf.folder.TokenizerFolder` is used as it is.
         mode: "cover" or "optimal" for GreedTok folders (default: the folder's).
         add_special_tokens: the post-processor's BOS/EOS, as ``tok(text)`` adds them.
         attention_mask: also return an ``attention_mask`` column (all ones: no padding).
@@ -136,13 +133,14 @@ class FolderEncoder:
         GreedTokFileError, ValueError: as :func:`load_folder_tokenizer`.
     """
 
-    def __init__(self, folder: Union[str, os.PathLike], *, mode: Optional[str] = None,
+    def __init__(self, folder: Union[str, os.PathLike, TokenizerFolder], *, mode: Optional[str] = None,
                  add_special_tokens: bool = True, attention_mask: bool = False, num_threads: int = 1) -> None:
         self.add_special_tokens = add_special_tokens
         self.attention_mask = attention_mask
         self.num_threads = num_threads
+        folder = TokenizerFolder.open(folder) if not isinstance(folder, TokenizerFolder) else folder
         self._native = native_parts(folder, mode)
-        self.tokenizer = load_folder_tokenizer(folder, mode) if self._native is None else None
+        self.tokenizer = _transformers_tokenizer(folder, mode) if self._native is None else None
 
     @classmethod
     def from_tokenizer(cls, tokenizer, *, add_special_tokens: bool = True, attention_mask: bool = False,

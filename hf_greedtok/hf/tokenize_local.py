@@ -22,7 +22,7 @@ from ..defaults import ENCODING_ERRORS
 from ..formats.dataset import TokenizedDataset, read_summary, write_tables
 from ..formats.sources import read_documents, resolve_inputs, single_kind, text_chunks, text_lines
 from ..output_folders import check_target, check_writable, write_folder
-from .folder import check_tokenizer_folder
+from .folder import TokenizerFolder
 from .folder_encoder import FolderEncoder
 
 #: Documents per encoder call: large enough that Ray's per-batch cost (about a millisecond)
@@ -45,9 +45,10 @@ def check_options(encoding_errors: str, batch_size: int) -> None:
 
 
 def check_job(kinds: Optional[dict[str, list[str]]], tokenizer_dir: Path, output: Path,
-              overwrite: bool) -> list[PathLike]:
-    """Check the tokenizer folder and the output before any work; returns what the output must
-    not contain (the local input files and the folder), for ``write_folder``'s ``inputs``.
+              overwrite: bool) -> tuple[TokenizerFolder, list[PathLike]]:
+    """Open the tokenizer folder and check the output before any work; returns the opened
+    folder and what the output must not contain (the local input files and the folder), for
+    ``write_folder``'s ``inputs``.
 
     Args:
         kinds: :func:`~hf_greedtok.formats.sources.resolve_inputs` of the inputs, or None (a Dataset).
@@ -57,12 +58,12 @@ def check_job(kinds: Optional[dict[str, list[str]]], tokenizer_dir: Path, output
         OutputError, FileExistsError: as :func:`~hf_greedtok.output_folders.check_target`, or
             ``output`` cannot be created.
     """
-    check_tokenizer_folder(tokenizer_dir)
+    folder = TokenizerFolder.open(tokenizer_dir)
     inputs: list[PathLike] = [f for fs in (kinds or {}).values() for f in fs if "://" not in f]
-    inputs.append(tokenizer_dir)
+    inputs.append(folder.path)
     check_target(output, kind="dataset", overwrite=overwrite, inputs=inputs)
     check_writable(output)
-    return inputs
+    return folder, inputs
 
 
 def local_documents(kinds: dict[str, list[str]], text_column: str, encoding_errors: str,
@@ -128,10 +129,10 @@ def tokenize_local(inputs: Union[PathLike, Sequence[PathLike]], tokenizer_dir: P
     tokenizer_dir, output = Path(tokenizer_dir), Path(output)
     kinds = resolve_inputs([inputs] if isinstance(inputs, (str, os.PathLike)) else inputs)
     single_kind(kinds)
-    not_inside = check_job(kinds, tokenizer_dir, output, overwrite)
+    tokenizer, not_inside = check_job(kinds, tokenizer_dir, output, overwrite)
 
     def write(folder: Path) -> None:
-        encoder = FolderEncoder(tokenizer_dir, mode=mode, add_special_tokens=add_special_tokens,
+        encoder = FolderEncoder(tokenizer, mode=mode, add_special_tokens=add_special_tokens,
                                 attention_mask=attention_mask, num_threads=num_threads)
         tables = (encoder.encode_documents(docs, source, first)
                   for source, first, docs in local_documents(kinds, text_column, encoding_errors, batch_size))

@@ -8,7 +8,8 @@ import pytest
 from corpora import EXAMPLE_TEXT
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Metaspace
-from hf_greedtok.hf.folder import load_greedtok_backend, save_greedtok_folder
+from hf_greedtok.formats.manifest import write_save_manifest
+from hf_greedtok.hf.folder import TokenizerFolder, save_greedtok_folder
 
 SPECIALS = ["<s>", "</s>", "<pad>", "<x>"]
 TEXT = "The cynic is a blackguard whose faulty vision sees things as they are — naïve café 東京 🙂 <x> end"
@@ -53,8 +54,8 @@ def test_backend_encodes_as_the_auto_tokenizer_backend(trained, tmp_path, mode):
     hf = GreedTokTokenizerFast.from_greedtok(trained, mode=mode, bos_token="<s>", add_bos_token=True)
     hf.add_tokens(["blackguard"])                 # an added token only tokenizer.json knows
     hf.save_pretrained(tmp_path / "tok")
-    config = json.loads((tmp_path / "tok" / "tokenizer_config.json").read_text(encoding="utf-8"))
-    tok, backend = load_greedtok_backend(tmp_path / "tok", config)
+    tok, saved_mode, backend = TokenizerFolder.open(tmp_path / "tok").greedtok_backend()
+    assert saved_mode == mode
     auto = AutoTokenizer.from_pretrained(str(tmp_path / "tok")).backend_tokenizer
     assert tok.model.ranked_tokens == trained.model.ranked_tokens
     assert backend.get_vocab_size(with_added_tokens=True) == auto.get_vocab_size(with_added_tokens=True)
@@ -64,11 +65,12 @@ def test_backend_encodes_as_the_auto_tokenizer_backend(trained, tmp_path, mode):
 
 
 def test_backend_refuses_a_tokenizer_json_of_another_vocabulary(trained, tmp_path):
-    save_greedtok_folder(trained, tmp_path / "tok")
+    files = save_greedtok_folder(trained, tmp_path / "tok")
     path = tmp_path / "tok" / "tokenizer.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["model"]["vocab"] = data["model"]["vocab"][:-1]
     path.write_text(json.dumps(data), encoding="utf-8")
-    config = json.loads((tmp_path / "tok" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    write_save_manifest(tmp_path / "tok", files[:-1])      # edited, then its manifest re-written to match
+    folder = TokenizerFolder.open(tmp_path / "tok")
     with pytest.raises(ValueError, match="tokenizer.json does not match greedtok.json"):
-        load_greedtok_backend(tmp_path / "tok", config)
+        folder.greedtok_backend()
