@@ -7,7 +7,8 @@ modules are gone from the package root: :data:`OLD_PATHS` maps each to the modul
 names now, and a finder on ``sys.meta_path`` (:func:`install`, run by ``import hf_greedtok``)
 makes the old name import that module itself, so ``hf_greedtok.hf_folder is
 hf_greedtok.hf.folder`` (one module, executed once, under its own name). Only
-``file_format``'s four functions had no new home; they live in :mod:`.file_format`.
+``file_format``'s four functions had no new home; they live in :mod:`.file_format`. The Ray
+engine's ``hf_greedtok.distributed.sources`` and ``.encoding`` (0.2) are mapped the same way.
 
 Example:
     >>> import hf_greedtok.hf_folder, hf_greedtok.hf.folder
@@ -28,6 +29,9 @@ OLD_PATHS = {
     "hf_greedtok.hf_pipeline": "hf_greedtok.hf.pipeline",
     "hf_greedtok.lookup": "hf_greedtok.indic.lookup",
     "hf_greedtok.tokenization_greedtok": "hf_greedtok.hf.tokenization_greedtok",
+    # 0.2's Ray engine modules, whose readers and encoder both engines now share
+    "hf_greedtok.distributed.sources": "hf_greedtok.formats.sources",
+    "hf_greedtok.distributed.encoding": "hf_greedtok.hf.folder_encoder",
 }
 
 

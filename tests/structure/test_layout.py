@@ -25,7 +25,12 @@ import hf_greedtok
 PACKAGE = Path(hf_greedtok.__file__).parent
 # The 0.1 module paths that saved folders' remote code imports, gathered in hf_greedtok.compat.
 OLD_PATHS = {"hf_greedtok.file_format", "hf_greedtok.hf_folder", "hf_greedtok.hf_pipeline", "hf_greedtok.lookup",
-             "hf_greedtok.tokenization_greedtok"}
+             "hf_greedtok.tokenization_greedtok", "hf_greedtok.distributed.sources", "hf_greedtok.distributed.encoding"}
+# what the two Ray engine modules of 0.2 exported
+OLD_NAMES = {"hf_greedtok.distributed.sources": ["KINDS", "PIECE_BYTES", "check_input_file", "input_kind",
+                                                 "parquet_pieces", "read_bytes", "read_documents", "resolve_inputs"],
+             "hf_greedtok.distributed.encoding": ["ID_TYPE", "MASK_TYPE", "FolderEncoder", "load_folder_tokenizer",
+                                                  "native_parts", "wrap_rows"]}
 # The pipeline that runs without HF libraries: text -> normalizer -> pre-tokenizer -> words ->
 # counter -> trainer -> ranked vocabulary -> encoder -> ids. (CBPE, trainers.cbpe, returns a
 # tokenizers backend: it stands on the HF integration.)
@@ -137,12 +142,27 @@ def test_the_old_paths_are_the_modules_that_hold_their_names_now():
     for old, new in MAPPED.items():
         assert old not in modules() and new in modules()
         assert importlib.import_module(old) is importlib.import_module(new)
+    for old, names in OLD_NAMES.items():
+        module = importlib.import_module(old)
+        assert [n for n in names if not hasattr(module, n)] == [], old
     tree = ast.parse(modules()["hf_greedtok.compat.file_format"].read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             assert len(node.body) == 2 and isinstance(node.body[1], ast.Return), node.name
         else:
             assert isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)), ast.dump(node)[:80]
+
+
+def test_no_module_only_re_exports():
+    """Every module but a package's __init__ defines something: a module of imports alone is an
+    old path, which belongs in hf_greedtok.compat."""
+    for name, path in modules().items():
+        if path.name == "__init__.py":
+            continue
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        own = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))
+               and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        assert own, f"{name} only imports"
 
 
 def test_errors_share_one_base():
