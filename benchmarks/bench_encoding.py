@@ -10,7 +10,7 @@
 2. Inside transformers (bench_hf.py): ``tok(batch)`` against HF BPE of the same size, on one
    thread and on every core.
 3. ``Dataset.map`` (bench_hf.py) over the 43 MB mix, 1 and 2 processes: HF BPE, our
-   ``tok(batch)``, the README's Arrow recipe, and datasets alone (precomputed outputs).
+   ``tok(batch)``, the Arrow recipe of docs/transformers.md, and datasets alone (precomputed outputs).
 
 Peers: tiktoken (section 1), HF ``tokenizers`` BPE (2, 3); tokensim when it is installed
 (it was not installable here on 2026-11-26: no distribution on the index this machine reaches),

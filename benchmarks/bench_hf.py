@@ -126,7 +126,7 @@ def map_run(tok, ds, num_proc: int) -> tuple[float, float, float, float, float]:
     the CPU seconds of the tokenizer calls, summed over every batch and worker; of the call on
     each worker's first batch (the slowest if several); and of the median batch overall.
     ``tok=None`` maps :func:`map_anchor.precomputed` instead (datasets alone: no tokenizer calls);
-    a :class:`FolderEncoder` maps Arrow batches (the README's recipe: ``with_format("arrow")``,
+    a :class:`FolderEncoder` maps Arrow batches (docs/transformers.md's recipe: ``with_format("arrow")``,
     ``FolderEncoder.map_batch``)."""
     arrow = isinstance(tok, FolderEncoder)
     if arrow:

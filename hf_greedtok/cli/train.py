@@ -75,23 +75,24 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--bpe-candidates", type=above_one, default=None, metavar="F",
                    help="GreedTok, byte level: choose the tokens among those of HF BPE trained on the same words "
                         "at F x the total vocabulary (1.75: fewer tokens on text of other domains, several times "
-                        "the training time; see README)")
+                        "the training time; docs/training.md, Word-level tokenizers)")
     t.add_argument("--num-threads", type=workers_int, default=None,
                    help="GreedTok trainer threads (default: all cores); the result does not depend on it")
     t.add_argument("--superwords", action="store_true",
                    help="GreedTok, byte level: tokens may span words (word-level GreedTok to --word-tokens tokens "
                         "on the words of --pattern, then GreedTok on superword chunks, runs of words within a "
-                        "line; the saved tokenizer splits text into chunks; see README, Superwords)")
+                        "line; the saved tokenizer splits text into chunks; docs/training.md, Superwords)")
     t.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: digits join the chunks (split superwords-digits), so tokens may span "
-                        "numbers and words; fewer tokens, but numbers are no longer cut in groups of 3 (see README)")
+                        "numbers and words; fewer tokens, but numbers are no longer cut in groups of 3 (docs/training.md, "
+                        "Superwords)")
     t.add_argument("--word-tokens", type=word_tokens_int, default=None, metavar="T",
                    help="with --superwords: tokens of the word-level stage (default: a quarter of the learned "
                         "tokens); 0 trains on the chunks from scratch")
     t.add_argument("--chunk-budget-mb", type=positive_float, default=None, metavar="MB",
                    help="with --superwords: the most distinct chunk text the chunk stage trains on, in MB "
                         f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past "
-                        "it, it trains on a sample of the chunks (those seen often counted exactly; see README, "
+                        "it, it trains on a sample of the chunks (those seen often counted exactly; docs/training.md, "
                         "Superwords)")
     t.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
                    help="GreedTok: refuse (exit 2, nothing written) a training whose estimated peak memory exceeds "
