@@ -26,7 +26,9 @@ def main(plan_path: str) -> int:
         where = f"{page}:{block['line']}"
         print(f"--- {where} ({block['language']})", flush=True)
         if block["language"] == "bash":
-            status = subprocess.run(["bash", "-euo", "pipefail", "-c", block["source"]]).returncode
+            # the trap names the page's line of the command that failed (the trap is the script's line 1)
+            trap = f"trap 'echo \"{page}:$((LINENO + {block['line'] - 1})): this command failed with status $?\" >&2' ERR\n"
+            status = subprocess.run(["bash", "-euo", "pipefail", "-c", trap + block["source"]]).returncode
             if status:
                 print(f"{where}: the bash block exited with status {status}", file=sys.stderr)
                 return 1

@@ -87,7 +87,7 @@ def sections(page: str) -> dict[str, str]:
     return {plain(h.group(2)).rstrip("¶").strip(): plain(article[h.end():end]) for h, end in zip(heads, ends)}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")      # once per worker, whatever the worker ran in between
 def site(tmp_path_factory) -> Site:
     out = tmp_path_factory.mktemp("site")
     # the console script, from outside the checkout: the working directory must not shadow the installed package
@@ -95,7 +95,8 @@ def site(tmp_path_factory) -> Site:
                "--site-dir", str(out)]
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     start = time.perf_counter()
-    proc = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(command, cwd=tmp_path_factory.mktemp("cwd"), env=env, capture_output=True, text=True,
+                          timeout=600)
     seconds = time.perf_counter() - start
     assert proc.returncode == 0, f"mkdocs build --strict failed ({seconds:.1f} s):\n{proc.stdout}\n{proc.stderr}"
     return Site(out, seconds)
@@ -144,6 +145,18 @@ def test_cli_reference_has_every_command_and_option(site):
                 if words and words not in " ".join(section.split()):
                     problems.append(f"{parser.prog} {names[0]}: help {words!r}")
     assert not problems, "reference/cli.md lacks: " + "; ".join(problems)
+
+
+def test_benchmarks_page_is_results_md(site):
+    """benchmarks/RESULTS.md, included by docs/hooks.py: each of its sections and images is on the page."""
+    results = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    page = site.html_of("benchmarks.md").read_text(encoding="utf-8")
+    headings = set(sections(page))
+    missing = [h for h in re.findall(r"^## (.+?)\s*$", FENCED.sub("", results), re.MULTILINE)
+               if plain(re.sub(r"`([^`]*)`", r"\1", h)) not in headings]
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", results)
+    missing += [f"image {i}" for i in images if not re.search(rf'<img[^>]+src="[^"]*/{re.escape(i)}"', page)]
+    assert not missing, f"the Benchmarks page lacks {missing} of benchmarks/RESULTS.md"
 
 
 def test_every_link_of_the_built_site_resolves(site):
