@@ -103,7 +103,7 @@ def _argument(action: argparse.Action, formatter: argparse.HelpFormatter) -> str
     return f"* {shown}{': ' + text if text else ''}{tail}"
 
 
-def _command_section(name: str, help_line: str, parser: argparse.ArgumentParser, level: int) -> list[str]:
+def _command_section(help_line: str, parser: argparse.ArgumentParser, level: int) -> list[str]:
     formatter = _formatter(parser)
     formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups)
     usage = formatter.format_help().strip()
@@ -120,10 +120,13 @@ def _command_section(name: str, help_line: str, parser: argparse.ArgumentParser,
             lines += [f"**{_escape(group.title.capitalize())}**", ""]
             lines += [_argument(a, _formatter(parser)) for a in actions]
             lines.append("")
+    for group in parser._mutually_exclusive_groups:
+        flags = ", ".join(f"`{a.option_strings[0] if a.option_strings else a.dest}`" for a in group._group_actions)
+        lines += [f"{'Exactly' if group.required else 'At most'} one of {flags}.", ""]
     if parser.epilog:
         lines += [_escape(parser.epilog), ""]
-    for sub_name, sub_help, sub in _subcommands(parser):
-        lines += _command_section(sub_name, sub_help, sub, min(level + 1, 4))
+    for _, sub_help, sub in _subcommands(parser):
+        lines += _command_section(sub_help, sub, min(level + 1, 4))
     return lines
 
 
@@ -134,12 +137,12 @@ def cli_reference() -> str:
     lines = ["# Command line", "",
              "<!-- generated at build time from hf_greedtok.cli's parser by docs/hooks.py: do not edit -->", "",
              _escape(parser.description or ""), "",
-             "Every command, with what `hf-greedtok COMMAND --help` prints: its usage, then each "
-             "argument with its flags, metavar, choices and default.", ""]
+             ("Every command, with what `hf-greedtok COMMAND --help` prints: its usage, then each "
+              "argument with its flags, metavar, choices and default."), ""]
     lines += [f"* [`{name}`](#{name}): {_escape(help_line)}" for name, help_line, _ in commands]
     lines.append("")
-    for name, help_line, sub in commands:
-        lines += _command_section(name, help_line, sub, 2)
+    for _, help_line, sub in commands:
+        lines += _command_section(help_line, sub, 2)
     return "\n".join(lines).rstrip() + "\n"
 
 
