@@ -228,3 +228,12 @@ def test_readme_links_resolve(site):
         elif fragment and file.suffix == ".md" and fragment not in github_anchors(file.read_text(encoding="utf-8")):
             broken.append(f"{target}: no such heading in {relative}")
     assert not broken, "README.md links that lead nowhere:\n" + "\n".join(broken)
+
+
+def test_readme_is_read_in_five_minutes():
+    """The README stays an entry page (at most 150 lines: what and why, the two commands, the
+    short examples, links); the guide is the site."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    assert readme.count("python3 -m venv .venv") == 2        # the install-and-run and the test commands
+    assert "docs/reference/python.md" in readme and "docs/getting-started.md" in readme
