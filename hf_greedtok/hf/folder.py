@@ -166,11 +166,12 @@ class TokenizerFolder:
     ``GreedTokTokenizerFast.save_pretrained`` writes, or a ``Tokenizer.save`` folder
     (greedtok.json and its manifest only).
 
-    Example:
-        >>> folder = TokenizerFolder.open("devil-tokenizer")        # doctest: +SKIP
-        >>> folder.is_greedtok, folder.mode
-        (True, 'optimal')
-        >>> tok, mode, backend = folder.greedtok_backend()
+    Example (a folder ``hf-greedtok train`` wrote)::
+
+        folder = TokenizerFolder.open("devil-tokenizer")    # GreedTokFileError if damaged
+        folder.is_greedtok, folder.mode                      # (True, 'optimal')
+        tok, mode, backend = folder.greedtok_backend()       # no transformers import
+        encoder = FolderEncoder(folder)                      # not checked again
 
     Attributes:
         path: the folder.
