@@ -120,12 +120,12 @@ def read_folder_json(path: Path, data: Optional[bytes] = None) -> dict:
                                       "the file is truncated or corrupted") from None
 
 
-def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str]]:
+def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str], Optional[dict]]:
     """Check that ``folder`` is a complete tokenizer folder before anything parses it
     (:meth:`TokenizerFolder.open`).
 
-    Returns (tokenizer_config.json's content, tokenizer.json's text), or (None, None) for a
-    ``Tokenizer.save`` folder (only greedtok.json, whose manifest :meth:`Tokenizer.load`
+    Returns (tokenizer_config.json's content, tokenizer.json's text and content), or (None,
+    None, None) for a ``Tokenizer.save`` folder (only greedtok.json, whose manifest :meth:`Tokenizer.load`
     checks). Raises GreedTokFileError naming the missing or damaged file.
     """
     if not folder.is_dir():
@@ -137,7 +137,7 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str]]
             raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
                                                           f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
         if has[FILE_NAME]:
-            return None, None          # Tokenizer.load checks the manifest
+            return None, None, None          # Tokenizer.load checks the manifest
         raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
     config = read_folder_json(folder / CONFIG_FILE)
     # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
@@ -151,9 +151,9 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str]]
             raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
                                                    f"but not {name})")
     text = (folder / TOKENIZER_FILE).read_bytes()
-    read_folder_json(folder / TOKENIZER_FILE, text)
+    content = read_folder_json(folder / TOKENIZER_FILE, text)
     verify_manifest(folder)         # after the checks above, whose messages say more
-    return config, text.decode("utf-8")
+    return config, text.decode("utf-8"), content
 
 
 class TokenizerFolder:
@@ -178,12 +178,14 @@ class TokenizerFolder:
         config: tokenizer_config.json's content; None for a ``Tokenizer.save`` folder.
     """
 
-    __slots__ = ("path", "config", "_tokenizer_json", "_greedtok")
+    __slots__ = ("path", "config", "_tokenizer_text", "_tokenizer_json", "_greedtok")
 
-    def __init__(self, path: Path, config: Optional[dict], tokenizer_json: Optional[str] = None) -> None:
+    def __init__(self, path: Path, config: Optional[dict], tokenizer_text: Optional[str] = None,
+                 tokenizer_json: Optional[dict] = None) -> None:
         self.path = path
         self.config = config
-        self._tokenizer_json = tokenizer_json       # the text open() checked, parsed again only for a backend
+        self._tokenizer_text = tokenizer_text       # what a backend is built from, as open() read it
+        self._tokenizer_json = tokenizer_json
         self._greedtok: Optional[Tokenizer] = None
 
     @classmethod
@@ -224,9 +226,9 @@ class TokenizerFolder:
         return None if self.config is None else self.config.get("mode")
 
     def tokenizer_json(self) -> dict:
-        """tokenizer.json's content as checked when the folder was opened ({} for a
-        ``Tokenizer.save`` folder, which has none)."""
-        return {} if self._tokenizer_json is None else json.loads(self._tokenizer_json)
+        """tokenizer.json's content as parsed when the folder was opened ({} for a
+        ``Tokenizer.save`` folder, which has none); shared, not to be changed."""
+        return {} if self._tokenizer_json is None else self._tokenizer_json
 
     def greedtok(self) -> Tokenizer:
         """The folder's ranked token file (greedtok.json), loaded once.
@@ -265,4 +267,4 @@ class TokenizerFolder:
         vocab = self.tokenizer_json().get("model", {}).get("vocab")
         if vocab is not None:
             check_same_vocab(vocab, tok, str(self.path))
-        return tok, mode, attach(backend_from_folder_json(self._tokenizer_json), tok, mode)
+        return tok, mode, attach(backend_from_folder_json(self._tokenizer_text), tok, mode)
