@@ -204,6 +204,11 @@ class TokenizerFolder:
             folder._greedtok = Tokenizer.load(path)
         return folder
 
+    @classmethod
+    def of(cls, folder: Union[str, Path, "TokenizerFolder"]) -> "TokenizerFolder":
+        """``folder`` itself if it is opened, else :meth:`open` of the path (same errors)."""
+        return folder if isinstance(folder, cls) else cls.open(folder)
+
     def __repr__(self) -> str:
         return f"TokenizerFolder({str(self.path)!r}, {self.tokenizer_class})"
 

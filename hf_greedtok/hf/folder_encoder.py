@@ -6,10 +6,11 @@ process of :func:`hf_greedtok.distributed.tokenize_dataset`, or one in the local
 of texts into ``input_ids`` (and optionally ``attention_mask``) list columns, equal to
 ``AutoTokenizer.from_pretrained(folder)(texts)`` row for row. No Ray here.
 
-GreedTok folders are read without transformers (:class:`~hf_greedtok.hf.folder.TokenizerFolder`, :func:`native_parts`) and encoded by
-:meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native, the GIL released, one flat buffer) with
-the special tokens the folder's post-processor adds put around each row in numpy: the ids
-:class:`GreedTokTokenizerFast` gives, without building Python lists. Other folders (BPE, CBPE,
+GreedTok folders are read without transformers (:class:`~hf_greedtok.hf.folder.TokenizerFolder`,
+:func:`native_parts`) and encoded by :meth:`hf_greedtok.Tokenizer.encode_batch_flat` (native,
+the GIL released, one flat buffer) with the special tokens the folder's post-processor adds put
+around each row in numpy: the ids :class:`GreedTokTokenizerFast` gives, without building Python
+lists. Other folders (BPE, CBPE,
 lookup), or a GreedTok folder whose added tokens or post-processor only the backend applies, are
 encoded by the transformers tokenizer's own batch call.
 """
@@ -47,8 +48,7 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike, TokenizerFolder], mode
         GreedTokFileError: a missing, incomplete or damaged folder (the file named).
         ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
     """
-    return _transformers_tokenizer(folder if isinstance(folder, TokenizerFolder) else TokenizerFolder.open(folder),
-                                   mode)
+    return _transformers_tokenizer(TokenizerFolder.of(folder), mode)
 
 
 def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
@@ -138,7 +138,7 @@ class FolderEncoder:
         self.add_special_tokens = add_special_tokens
         self.attention_mask = attention_mask
         self.num_threads = num_threads
-        folder = TokenizerFolder.open(folder) if not isinstance(folder, TokenizerFolder) else folder
+        folder = TokenizerFolder.of(folder)
         self._native = native_parts(folder, mode)
         self.tokenizer = _transformers_tokenizer(folder, mode) if self._native is None else None
 
