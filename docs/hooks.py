@@ -68,18 +68,11 @@ def _escape(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
-    """(name, help line, parser) of each subcommand of ``parser``, in ``--help`` order."""
-    found = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help or "" for a in action._choices_actions}
-            seen = set()
-            for name, sub in action.choices.items():
-                if id(sub) not in seen:            # aliases share a parser
-                    seen.add(id(sub))
-                    found.append((name, helps.get(name, ""), sub))
-    return found
+def _arguments(actions: list[argparse.Action]) -> list[argparse.Action]:
+    """The arguments a page lists: not --help, not the subcommands (each has its section), not
+    the hidden ones."""
+    return [a for a in actions if a.help != argparse.SUPPRESS
+            and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
 
 
 def _argument(action: argparse.Action, formatter: argparse.HelpFormatter) -> str:
@@ -113,9 +106,7 @@ def _command_section(help_line: str, parser: argparse.ArgumentParser, level: int
         lines += [_escape(text), ""]
     lines += ["```text", usage, "```", ""]
     for group in parser._action_groups:
-        actions = [a for a in group._group_actions
-                   if a.help != argparse.SUPPRESS and not isinstance(a, (argparse._HelpAction,
-                                                                         argparse._SubParsersAction))]
+        actions = _arguments(group._group_actions)
         if actions:
             lines += [f"**{_escape(group.title.capitalize())}**", ""]
             lines += [_argument(a, _formatter(parser)) for a in actions]
@@ -125,15 +116,17 @@ def _command_section(help_line: str, parser: argparse.ArgumentParser, level: int
         lines += [f"{'Exactly' if group.required else 'At most'} one of {flags}.", ""]
     if parser.epilog:
         lines += [_escape(parser.epilog), ""]
-    for _, sub_help, sub in _subcommands(parser):
+    from hf_greedtok.cli import subcommands
+    for _, sub_help, sub in subcommands(parser):
         lines += _command_section(sub_help, sub, min(level + 1, 4))
     return lines
 
 
 def cli_reference() -> str:
     """``reference/cli.md``: every command of the live parser, and each of its arguments."""
+    from hf_greedtok.cli import subcommands
     parser = cli_parser()
-    commands = _subcommands(parser)
+    commands = subcommands(parser)
     lines = ["# Command line", "",
              "<!-- generated at build time from hf_greedtok.cli's parser by docs/hooks.py: do not edit -->", "",
              _escape(parser.description or ""), "",
@@ -141,6 +134,9 @@ def cli_reference() -> str:
               "argument with its flags, metavar, choices and default."), ""]
     lines += [f"* [`{name}`](#{name}): {_escape(help_line)}" for name, help_line, _ in commands]
     lines.append("")
+    own = _arguments(parser._actions)
+    if own:          # --version
+        lines += ["Options of `hf-greedtok` itself:", "", *(_argument(a, _formatter(parser)) for a in own), ""]
     for _, help_line, sub in commands:
         lines += _command_section(help_line, sub, 2)
     return "\n".join(lines).rstrip() + "\n"

@@ -75,13 +75,49 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so it unwinds (and cleans up) like Ctrl-C."""
 
 
+def version() -> str:
+    """The installed distribution's version (``importlib.metadata``), or the package's own
+    ``__version__`` when it runs from a checkout that is not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    from .. import __version__
+    try:
+        return installed_version("hf-greedtok")
+    except PackageNotFoundError:
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     """``hf-greedtok``'s parser: one subcommand per entry of :data:`COMMANDS`."""
     p = _Parser(prog="hf-greedtok", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                   help="print hf-greedtok's version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for name, command in COMMANDS.items():
         command.add_arguments(sub.add_parser(name, help=command.HELP))
     return p
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """(name, help line, parser) of each subcommand of ``parser``, in ``--help`` order (an alias
+    shares its command's parser, which comes once)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            seen = set()
+            for name, sub in action.choices.items():
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    found.append((name, helps.get(name, ""), sub))
+    return found
+
+
+def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and every subcommand's parser under it, nested ones included (what the
+    reference page and the tests walk)."""
+    return [parser, *(p for _, _, sub in subcommands(parser) for p in parsers(sub))]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

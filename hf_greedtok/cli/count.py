@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
-from .options import NORMALIZERS, UNITS, add_engine_options, local_path, workers_int
+from .options import ENCODING_ERRORS_HELP, NORMALIZERS, UNITS, add_engine_options, local_path, workers_int
 
 HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
         "pool or on Ray")
@@ -36,7 +36,7 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("--special-token", action="append", default=[],
                    help="a special token, cut out of the text before counting as encoding does (repeatable)")
     n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
-    n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     add_engine_options(n, "count", "counting")
     n.add_argument("--num-proc", type=workers_int, default=None,
                    help="local: counting processes (default: all cores); ray: CPUs of the local cluster")

@@ -16,7 +16,7 @@ HELP = "encode a text, show tokens, and check that decoding restores it"
 def add_arguments(c: argparse.ArgumentParser) -> None:
     """encode's arguments, in the order ``--help`` lists them."""
     c.add_argument("tokenizer", type=local_path, metavar="DIR", help=TOKENIZER_OR_VOCABULARY)
-    c.add_argument("text")
+    c.add_argument("text", help="the text to encode (one argument: quote it)")
     c.add_argument("--mode", choices=MODES, default=None,
                    help="GreedTok folders and vocabulary files: cover or optimal (a vocabulary file's default: "
                         "its own BPE encoder)")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..defaults import ENCODING_ERRORS
 from ..errors import CorpusError
-from .options import TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
+from .options import ENCODING_ERRORS_HELP, TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer as HFTokenizer
@@ -24,7 +24,8 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
     """evaluate's arguments, in the order ``--help`` lists them."""
     e.add_argument("tokenizer", type=local_path, metavar="DIR", help=TOKENIZER_OR_VOCABULARY)
     e.add_argument("--pattern", default=None, help=TIKTOKEN_PATTERN)
-    e.add_argument("inputs", nargs="+", metavar="INPUT")
+    e.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="UTF-8 text files to measure on (or count tables, TSV or .parquet, with --counts)")
     e.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
                                                          "(word, count columns)")
     e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
@@ -32,10 +33,11 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
                         "(INPUT is then the in-sample text); read like INPUT")
     e.add_argument("--gold", type=local_path,
                    help="gold segmentation table (lookup format) for boundary precision/recall/F1")
-    e.add_argument("--no-prefix-space", action="store_true")
-    e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    e.add_argument("--no-prefix-space", action="store_true",
+                   help="with --counts: do not read table words as following a space (as train --no-prefix-space)")
+    e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     e.add_argument("--json", action="store_true", help="print one JSON object")
-    e.add_argument("--quiet", action="store_true")
+    e.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def run(args: argparse.Namespace) -> int:

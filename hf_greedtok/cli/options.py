@@ -26,6 +26,9 @@ ENGINES = ["local", "ray"]
 TOKENIZER_OR_VOCABULARY = "a folder `train` writes, a .tiktoken file or a byte-level BPE tokenizer.json"
 #: --pattern of those commands
 TIKTOKEN_PATTERN = "split of a .tiktoken file that is not one of OpenAI's"
+#: --encoding-errors of every command that reads text
+ENCODING_ERRORS_HELP = ("invalid UTF-8 in the inputs: strict (an error naming the file and line; default), "
+                        "replace (with U+FFFD) or ignore (dropped)")
 
 
 #: The largest vocabulary: HF tokenizers' ids are u32 (also --vocab-size, --word-tokens).
@@ -139,7 +142,7 @@ def add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None
     p.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space (tables `count` wrote "
                         "record their split and are read as written anyway)")
-    p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    p.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     p.add_argument("--num-proc", type=workers_int, default=None,
                    help="processes for word counting (default: all cores)")
     p.add_argument("--overwrite", action="store_true",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..defaults import ENCODING_ERRORS
-from .options import MODES, add_engine_options, local_path, size_int, workers_int
+from .options import ENCODING_ERRORS_HELP, MODES, add_engine_options, local_path, size_int, workers_int
 
 HELP = ("tokenize a dataset with a saved tokenizer into a folder of parquet files (input_ids, optional "
         "attention_mask), in this process or on Ray")
@@ -25,7 +25,7 @@ def add_arguments(z: argparse.ArgumentParser) -> None:
     z.add_argument("--attention-mask", action="store_true", help="also write attention_mask (all ones)")
     z.add_argument("--no-special-tokens", action="store_true",
                    help="leave out the BOS/EOS the tokenizer adds (add_special_tokens=False)")
-    z.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS)
+    z.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     z.add_argument("--batch-size", type=size_int, default=4096, help="documents per encoder call")
     add_engine_options(z, "tokenize", "encoding")
     z.add_argument("--num-proc", type=workers_int, default=None,

@@ -112,21 +112,11 @@ def test_python_reference_has_every_public_name(site):
     assert not missing, f"reference/python.md has no entry for {missing} of hf_greedtok.__all__"
 
 
-def commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    """Every subcommand's parser under ``parser``, nested ones included."""
-    found = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in dict.fromkeys(action.choices.values()):
-                found += [sub, *commands(sub)]
-    return found
-
-
 def test_cli_reference_has_every_command_and_option(site):
-    from hf_greedtok.cli import COMMANDS, _parser
+    from hf_greedtok.cli import COMMANDS, _parser, parsers as every_parser
     # the page cut at its headings: a section per command, under its heading `hf-greedtok train`
     page = sections(site.html_of("reference/cli.md").read_text(encoding="utf-8"))
-    parsers = commands(_parser())
+    parsers = every_parser(_parser())[1:]
     assert {p.prog.split()[1] for p in parsers} >= set(COMMANDS)
     missing = [p.prog for p in parsers if p.prog not in page]
     assert not missing, f"reference/cli.md has no section for {missing}"

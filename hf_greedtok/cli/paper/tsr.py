@@ -32,7 +32,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                    help="leave out languages with fewer strings (default %(default)s)")
     r.add_argument("--no-plots", action="store_true", help="skip the plots (no matplotlib needed)")
     r.add_argument("--overwrite", action="store_true", help="replace --output (only a report hf-greedtok tsr wrote)")
-    r.add_argument("--quiet", action="store_true")
+    r.add_argument("--quiet", action="store_true",
+                   help="accepted as by every command; tsr shows no progress bars, so it changes nothing")
 
 
 def run(args: argparse.Namespace) -> int:
