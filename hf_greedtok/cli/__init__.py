@@ -71,6 +71,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: prints ``hf-greedtok X.Y.Z`` and exits 0, as argparse's "version" action,
+    but looks the version up only when asked (:func:`version` takes 0.1 s, which every other
+    run of the command, ``--help`` included, would pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so it unwinds (and cleans up) like Ctrl-C."""
 
@@ -91,8 +104,7 @@ def version() -> str:
 def _parser() -> argparse.ArgumentParser:
     """``hf-greedtok``'s parser: one subcommand per entry of :data:`COMMANDS`."""
     p = _Parser(prog="hf-greedtok", description=__doc__.split("\n")[0])
-    p.add_argument("--version", action="version", version=f"%(prog)s {version()}",
-                   help="print hf-greedtok's version and exit")
+    p.add_argument("--version", action=_Version, help="print hf-greedtok's version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for name, command in COMMANDS.items():
         command.add_arguments(sub.add_parser(name, help=command.HELP))
