@@ -4,7 +4,9 @@
   (:func:`cli_reference`): every command with its help line and usage, and every argument with
   its flags, metavar, choices, default and help, as ``hf-greedtok CMD --help`` prints them.
 * The docstrings' Sphinx roles (``:class:`Name```) show as code, without the role
-  (:func:`on_page_content`).
+  (:func:`on_page_content`), and so do their powers written as in Python, ``2**63-1``, which
+  Markdown would otherwise read as bold (:class:`PowersAsCode`, a griffe extension that
+  mkdocs.yml gives mkdocstrings).
 * Markdown files outside ``docs/`` are included with a line of its own,
   ``--8<-- "path/from/the/repository/root.md"`` (the pymdownx.snippets syntax; snippets itself
   includes every other kind of file). Their links were written relative to where they live, so
@@ -22,6 +24,7 @@ import posixpath
 import re
 from pathlib import Path
 
+import griffe
 from mkdocs.structure.files import File, Files
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,6 +38,9 @@ LINK = re.compile(r'(!?)\[([^\]\n]*)\]\(\s*([^)\s]+)(\s+"[^"\n]*")?\s*\)')
 FENCE = re.compile(r"^\s*(```|~~~)")
 # a Sphinx role in a docstring, as Markdown renders it: :class:<code>~pkg.Name</code>
 SPHINX_ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const|term):<code>~?")
+# a power as Python writes it (2**63-1, 2**31 - 1, 10**9), not in code: its ** would be bold
+POWER = re.compile(r"(?<![\w`*])\d+\*\*\d+(?:\s?-\s?1)?(?![\w`*])")
+CODE_SPAN = re.compile(r"(`+).+?\1")
 
 
 # ---------------------------------------------------------------- the CLI reference
@@ -181,6 +187,35 @@ def include_markdown(path: str, page_src: str, files: Files, config) -> str:
             fenced = not fenced
         out.append(line if fenced else LINK.sub(rewrite, line))
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- docstrings as Markdown
+
+def powers_as_code(docstring: str) -> str:
+    """``docstring`` with each power outside code (``2**63-1``) made a code span; code spans,
+    fenced blocks and doctest lines stay as written."""
+    out, fenced = [], False
+    for line in docstring.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and not line.lstrip().startswith((">>>", "...")):
+            pieces, start = [], 0
+            for span in CODE_SPAN.finditer(line):
+                pieces += [POWER.sub(r"`\g<0>`", line[start:span.start()]), span.group(0)]
+                start = span.end()
+            line = "".join(pieces) + POWER.sub(r"`\g<0>`", line[start:])
+        out.append(line)
+    return "\n".join(out)
+
+
+class PowersAsCode(griffe.Extension):
+    """Every docstring mkdocstrings renders goes through :func:`powers_as_code` (a griffe
+    extension: ``extensions`` of the python handler in mkdocs.yml), so the reference shows
+    ``2**63-1`` as written, whatever module it is in."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = powers_as_code(obj.docstring.value)
 
 
 # ---------------------------------------------------------------- the hooks

@@ -319,7 +319,7 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
         encoding_errors: "strict" (an invalid byte is an error naming file and line),
             "replace" (U+FFFD) or "ignore" (dropped).
         num_proc: worker processes (default: all cores); small inputs are counted in-process.
-        table: return a :class:`~hf_greedtok._chunk_table.ChunkTable` (the same counts, UTF-8
+        table: return a ``ChunkTable`` (the same counts, UTF-8
             back to back: a fifth of a Counter's memory for superword chunks at corpus scale).
 
     Raises:
@@ -377,7 +377,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     another, and its entries are read as written, whatever ``prefix_space`` says.
     ``max_count``: the largest count a word may reach (the GreedTok trainer's is 2**63-1);
     counts are Python ints of any size without it. ``table``: the words in a
-    :class:`~hf_greedtok._chunk_table.ChunkTable` instead of a Counter, in the same order, for
+    ``ChunkTable`` instead of a Counter, in the same order, for
     large superword tables (a fifth of the memory), counts bounded by 2**63-1 whatever ``max_count``.
 
     Raises:

@@ -208,7 +208,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             afresh, so the result stays exact. None: retried forever.
         show_progress: a progress bar of the files (and blocks) counted; Ray Data's bars for
             document sources.
-        table: return a :class:`~hf_greedtok._chunk_table.ChunkTable` (same entries, same
+        table: return a ``ChunkTable`` (same entries, same
             order), built from the summed Arrow tables' buffers: superword chunks of a large
             corpus in a fraction of a Counter's memory.
 

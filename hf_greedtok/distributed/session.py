@@ -299,7 +299,7 @@ def _native_stderr_closed() -> Iterator[None]:
 def shutdown_ray() -> None:
     """End the Ray connection :func:`ensure_ray` made, and the local cluster it started (its
     watchdog then checks that none of the cluster's processes is left); what Ray's C++ core
-    writes to stderr meanwhile is dropped (:func:`_native_stderr_closed`)."""
+    writes to stderr meanwhile is dropped."""
     ray = require_ray()
     try:
         with _signals_deferred(), _native_stderr_closed():

@@ -25,7 +25,7 @@ serialized by ``tokenizers``; :func:`standard_json` writes the file with the ste
 
 Threads: a backend with a custom step must not be reconfigured (padding, truncation,
 pre-tokenizer) by one thread while another encodes with it: tokenizers holds its read lock
-while waiting for the GIL the step needs (see notes/hf_integration.md, section 2.4).
+while waiting for the GIL the step needs.
 Every backend built here carries a lock (:func:`backend_lock`); GreedTokTokenizerFast takes it
 around each call, which makes that deadlock impossible through the transformers API.
 """

@@ -48,7 +48,7 @@ class _CustomStepBackend:
 
     tokenizers holds its read lock while a custom step waits for the GIL, so reconfiguring the
     backend (padding, truncation) from another thread at that moment deadlocks
-    (notes/hf_integration.md 2.4); every call that touches the backend takes the lock.
+    (:mod:`hf_greedtok.hf.pipeline`); every call that touches the backend takes the lock.
     ``save_pretrained`` writes the standard tokenizer.json (custom steps left out) next to the
     files of ``save_vocabulary``, from which the constructor re-attaches the steps.
     """
@@ -159,7 +159,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
 
     Lone surrogates in input text are encoded as U+FFFD (as :class:`hf_greedtok.Tokenizer`
     does). One instance may be shared by threads: backend calls are serialized by a lock, which
-    is what keeps the custom step from deadlocking tokenizers (notes/hf_integration.md 2.4);
+    is what keeps the custom step from deadlocking tokenizers (:mod:`hf_greedtok.hf.pipeline`);
     native calls run in parallel.
     """
 

@@ -60,7 +60,7 @@ class GreedTokTrainer:
             alone prefers rare whole training words, so the vocabulary holds better on text it
             was not trained on: F = 1.75 gave 0.4-0.8 points fewer tokens against HF BPE on other
             domains at 16,384 and 32,768 ids, the same on held-out lines of the training domain
-            (benchmarks/RESULTS.md, issue 17). It adds a BPE run, several times GreedTok's own
+            (benchmarks/RESULTS.md). It adds a BPE run, several times GreedTok's own
             training time. ``training_info["bpe_candidates"]`` counts the tokens given, and
             ``training_info["bpe_candidates_run"]`` what BPE was asked: BPE cannot merge more
             often than the sum over distinct words of (bytes - 1), so a larger request is cut to
@@ -80,8 +80,8 @@ class GreedTokTrainer:
             same for every thread count.
         candidates_on_demand: build only the candidates whose gain bound can still reach the
             best gain, more as the gains fall (default); False builds all of T at once. The
-            ranking and the objective are the same either way (see the "Candidates on demand"
-            section of :mod:`hf_greedtok._trainer`); ``training_info["candidates"]`` counts the
+            ranking and the objective are the same either way (no candidate left unbuilt could
+            have been chosen); ``training_info["candidates"]`` counts the
             candidates built at first, which is all of T only with False.
         max_memory_gb: refuse, before the trainer's index is built, a training whose estimated
             peak memory (:mod:`hf_greedtok.trainers.memory_estimate`) exceeds this many GB

@@ -175,7 +175,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
 
     def reduce_counts(self, chunk_counts: Union[Mapping[str, int], ChunkTable],
                       source: str = "chunk counts") -> "SuperwordCounts":
-        """What training keeps of a corpus's ``{chunk: count}`` (or a :class:`~hf_greedtok._chunk_table.ChunkTable`
+        """What training keeps of a corpus's ``{chunk: count}`` (or a ``ChunkTable``
         our counters made): stage 1's words of every chunk, and stage 2's chunks within
         ``chunk_budget_mb`` (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`). The
         ``train*`` methods call it on the counts they make and drop those; a caller holding a
@@ -306,7 +306,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         Otherwise they do (the
         default t is a share of k, and other scripts' tokens are those of a word-level run to k),
         and both stages run again on the kept chunk counts, as long as a first training: resuming
-        there would pin the tokens chosen for the old k (issue 40, English + Hindi, 1,000 then 2,000:
+        there would pin the tokens chosen for the old k (English + Hindi, 1,000 then 2,000:
         the first 294 ranks agreed with a direct run, held-out Hindi took 1.8% more tokens).
 
         Raises:

@@ -11,6 +11,7 @@ Needs the ``docs`` extra (``pip install ".[docs]"``; CI installs it); without it
 from __future__ import annotations
 
 import argparse
+import ast
 import html
 import importlib.util
 import os
@@ -106,10 +107,97 @@ def test_strict_build_passes_within_a_minute(site):
     assert site.seconds < BUILD_SECONDS, f"mkdocs build --strict took {site.seconds:.1f} s (at most {BUILD_SECONDS})"
 
 
-def test_python_reference_has_every_public_name(site):
+def error_classes() -> set[str]:
+    """Every exception class a user can meet: the classes of hf_greedtok/errors.py and every
+    subclass of one of them anywhere in the package (read from the sources, so a new module's
+    error is found without being imported)."""
+    package = Path(hf_greedtok.__file__).parent
+    classes: dict[str, set[str]] = {}
+    errors = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+                if path == package / "errors.py":
+                    errors.add(node.name)
+    while grown := {name for name, bases in classes.items() if bases & errors} - errors:
+        errors |= grown
+    return {name for name in errors if not name.startswith("_")}
+
+
+def public_names() -> set[str]:
+    """What the Python API page must document (its introduction says so): ``hf_greedtok.__all__``,
+    the other names the package exports for 0.1's code, the names of ``hf_greedtok.distributed``,
+    and every exception class (:func:`error_classes`)."""
+    import hf_greedtok.distributed
+    return {*hf_greedtok.__all__, *hf_greedtok._EXPORTS, *hf_greedtok.distributed.__all__, *error_classes()}
+
+
+def article(page: Path) -> str:
+    """The HTML of a built page's article (the page itself, not the navigation)."""
+    text = page.read_text(encoding="utf-8")
+    return text[text.find("<article"):text.find("</article>")]
+
+
+def test_python_reference_has_every_public_name_and_exception(site):
     page = site.html_of("reference/python.md").read_text(encoding="utf-8")
+    entries = {i.rsplit(".", 1)[-1] for i in re.findall(r'id="(hf_greedtok(?:\.\w+)*)"', page)}
+    assert {"GreedTokTrainer", "WorkerLostError", "MemoryLimitError", "ray_session", "CBPETrainer",
+            "MorphLookup"} <= public_names()
+    missing = sorted(public_names() - entries)
+    assert not missing, f"reference/python.md has no entry for {missing}"
     missing = [name for name in hf_greedtok.__all__ if f'id="hf_greedtok.{name}"' not in page]
-    assert not missing, f"reference/python.md has no entry for {missing} of hf_greedtok.__all__"
+    assert not missing, f"reference/python.md has no top-level entry for {missing} of hf_greedtok.__all__"
+
+
+def test_python_reference_shows_nothing_private(site):
+    """No entry, base class or name in the text that starts with ``_``: a reader can look none
+    of them up, and they may change."""
+    html_text = article(site.html_of("reference/python.md"))
+    entries = [i for i in re.findall(r'id="(hf_greedtok[\w.]*)"', html_text) if re.search(r"\._", i)]
+    assert entries == []
+    bases = [plain(b) for b in re.findall(r"Bases:(.*?)</p>", html_text, re.DOTALL)]
+    assert bases and not [b for b in bases if re.search(r"(?<![\w.])_|\._", b)], bases
+    text = plain(html_text)
+    assert re.findall(r"(?<![\w.])_[A-Za-z]\w*|\w\._[A-Za-z]\w*", text) == []
+
+
+def test_python_reference_shows_powers_as_written(site):
+    """A docstring's ``2**63-1`` outside a code span would lose its ``**`` to Markdown's bold
+    (``2<strong>63-1 ... 2</strong>63``); docs/hooks.py makes each power code."""
+    html_text = article(site.html_of("reference/python.md"))
+    assert re.search(r"<code>\d+\*\*\d+", html_text)      # the docstrings have powers: shown as code
+    assert re.findall(r"\w<strong>|</strong>\w", html_text) == []
+    outside_code = re.sub(r"<code>.*?</code>", "", html_text, flags=re.DOTALL)
+    assert re.findall(r"\d\*\*\d", plain(outside_code)) == []
+
+
+# a path of the repository as a docstring or help text cites it: a top-level folder of the
+# checkout (or notes/, which it does not have), or any folder, then a file with a known suffix;
+# not suffixes side by side (.jsonl/.json) nor a URL
+REPOSITORY_PATH = re.compile(r"(?<![\w/:.~-])((?:\w[\w.-]*/)+[\w.-]+)")
+CITED_SUFFIXES = (".md", ".py", ".pyx", ".toml", ".yml", ".yaml", ".json", ".txt", ".tsv", ".cfg", ".in")
+
+
+def cited_paths(text: str) -> list[str]:
+    """The repository paths ``text`` cites (``benchmarks/RESULTS.md``, ``notes/x.md``)."""
+    tops = {p.name for p in REPO.iterdir() if not p.name.startswith(".")} | {"notes"}
+    return [path for path in REPOSITORY_PATH.findall(text)
+            if path.split("/")[0] in tops or path.lower().endswith(CITED_SUFFIXES)]
+
+
+@pytest.mark.parametrize("src", ["reference/python.md", "reference/cli.md"])
+def test_reference_pages_cite_no_issue_and_no_missing_file(site, src):
+    """The docstrings and help texts the references show are for users: no internal issue
+    numbers, and every file of the repository they point to exists."""
+    text = " ".join(plain(article(site.html_of(src))).split())
+    assert re.findall(r"(?i).{0,40}\bissues?\s+#?\d+", text) == []
+    assert [path for path in cited_paths(text) if not (REPO / path).exists()] == []
+
+
+def test_cited_paths_are_the_repository_paths_of_a_text():
+    text = "lock (notes/hf_integration.md 2.4); see benchmarks/RESULTS.md, .jsonl/.json inputs, BOS/EOS, s3://b/k.txt"
+    assert cited_paths(text) == ["notes/hf_integration.md", "benchmarks/RESULTS.md"]
 
 
 def test_cli_reference_has_every_command_and_option(site):
