@@ -1,4 +1,4 @@
-"""The ``hf-greedtok`` command: train, evaluate, encode, compare, tsr, and the Ray-capable ones.
+"""The hf-greedtok command: train, evaluate, encode, compare, tsr, and the Ray-capable ones.
 
     hf-greedtok train INPUT... --vocab-size K --output DIR [--algorithm greedtok|bpe|cbpe]
         [--units bytes|chars|marks|vowels] [--pattern gpt4|gpt2|o200k|whitespace|gpt4-marks] [--lookup FILE]
@@ -105,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     """``hf-greedtok``'s parser: one subcommand per entry of :data:`COMMANDS`."""
     p = _Parser(prog="hf-greedtok", description=__doc__.split("\n")[0])
     p.add_argument("--version", action=_Version, help="print hf-greedtok's version and exit")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           help="what to do; `hf-greedtok COMMAND --help` lists its options")
     for name, command in COMMANDS.items():
         command.add_arguments(sub.add_parser(name, help=command.HELP))
     return p
