@@ -1,0 +1,102 @@
+"""Every benchmark figure the documentation quotes is one that ``benchmarks/RESULTS.md`` holds.
+
+A figure is a number with a unit in the prose of ``docs/*.md`` and ``README.md`` (code blocks, code
+spans, link targets and HTML comments left out; the output a page shows is checked against what its
+code prints by test_code_blocks.py): a percentage (``10.8%``), a ratio (``1.64x``), a speed
+(``66.9 MB/s``), a size (``2.3 GB``), a time (``5.1 s``, ``17 ms``), points (``0.3-0.9 points``) or
+millions (``28.4M``). Each number of it, both ends of a range included, must be in RESULTS.md as
+written or as a more precise number that rounds to it (``17.9%`` quotes ``-17.86%``; the sign is
+the page's wording, "fewer" or "more"). A figure that is not a benchmark result (the size of a file
+shipped in ``examples/``) is in :data:`NOT_BENCHMARKS`, with the reason.
+"""
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+from corpora import REPO
+
+RESULTS = REPO / "benchmarks" / "RESULTS.md"
+NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+UNIT = r"%|x\b|×|\s?(?:MB/s|GB/s|KB|MB|MiB|GB|GiB|ms|s|points?)\b|M\b"
+# a figure, or a range or pair of figures with one unit: "5.1-6.0 s", "1.5% / 0.7%", "0.97-1.01x"
+FIGURE = re.compile(rf"(?<![\w.,/#=-])(?P<first>{NUMBER})(?:\s?(?:{UNIT}))?"
+                    rf"(?P<more>(?:\s?(?:-|–|\.\.|/|to)\s?[+-]?(?:{NUMBER})(?:\s?(?:{UNIT}))?)*)"
+                    rf"(?<=[%x×sBMt])(?![\w.])")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1\s*$", re.MULTILINE | re.DOTALL)
+HIDDEN = [FENCE, re.compile(r"<!--.*?-->", re.DOTALL), re.compile(r"`[^`\n]*`"),
+          re.compile(r"\]\([^)\s]*\)")]
+
+#: (page, figure as written) -> why it is not a benchmark result
+NOT_BENCHMARKS = {
+    ("docs/getting-started.md", "383 KB"): "the size of examples/data/devils_dictionary.txt",
+}
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in (REPO / "docs").glob("*.md") if p.name != "benchmarks.md") + [REPO / "README.md"]
+
+
+def prose(markdown: str) -> str:
+    """The text a reader reads as prose: code, comments and link targets blanked, line numbers kept."""
+    for pattern in HIDDEN:
+        markdown = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), markdown)
+    return markdown
+
+
+def figures(markdown: str) -> list[tuple[int, str, list[str]]]:
+    """(line, the figure as written, its numbers) of each figure with a unit in a page's prose."""
+    text, found = prose(markdown), []
+    for m in FIGURE.finditer(text):
+        if not re.search(UNIT, m.group(0)):
+            continue
+        numbers = re.findall(NUMBER, m.group(0))
+        found.append((text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()), numbers))
+    return found
+
+
+def _value(number: str) -> Decimal:
+    return Decimal(number.replace(",", ""))
+
+
+def holds(results: set[str], number: str) -> bool:
+    """Whether ``number`` is one of ``results``, or a more precise one of them rounds to it."""
+    quoted = _value(number)
+    places = quoted.as_tuple().exponent
+    return any(_value(r) == quoted or (_value(r).as_tuple().exponent < places and
+                                       _value(r).quantize(Decimal(1).scaleb(places), ROUND_HALF_UP) == quoted)
+               for r in results)
+
+
+def test_figures_are_found_whatever_their_form():
+    found = figures("GreedTok takes **10.8% fewer** tokens, 1.64-1.70x as fast, 5.1-6.0 s, within 2.3 GB;\n"
+                    "+0.9% / +0.1%, 0.14M of 28.4M candidates; `--vocab-size 2000` and [a](x/1.5x.md) are not.\n"
+                    "```text\n42%\n```\n")
+    assert [(line, text) for line, text, _ in found] == [
+        (1, "10.8%"), (1, "1.64-1.70x"), (1, "5.1-6.0 s"), (1, "2.3 GB"), (2, "0.9% / +0.1%"), (2, "0.14M"),
+        (2, "28.4M")]
+    assert found[1][2] == ["1.64", "1.70"]
+
+
+def test_a_figure_may_round_what_results_md_holds():
+    results = {"17.86", "9.02", "21.97", "1,833", "0.40"}
+    assert holds(results, "17.9") and holds(results, "9.0") and holds(results, "22.0") and holds(results, "22")
+    assert holds(results, "1,833") and holds(results, "1833") and holds(results, "0.4")
+    assert not holds(results, "17.8") and not holds(results, "9.02001") and not holds(results, "1,834")
+
+
+def test_every_figure_the_docs_quote_is_in_results_md():
+    results = set(re.findall(NUMBER, RESULTS.read_text(encoding="utf-8")))
+    missing, allowed = [], set()
+    for page in pages():
+        name = page.relative_to(REPO).as_posix()
+        for line, text, numbers in figures(page.read_text(encoding="utf-8")):
+            if (name, text) in NOT_BENCHMARKS:
+                allowed.add((name, text))
+            elif not all(holds(results, n) for n in numbers):
+                missing.append(f"{name}:{line}: {text}")
+    assert not missing, "figures the docs quote that benchmarks/RESULTS.md does not hold (measure them and " \
+                        "add them there, or quote what it holds):\n" + "\n".join(missing)
+    assert allowed == set(NOT_BENCHMARKS), f"NOT_BENCHMARKS lists figures no page quotes: " \
+                                           f"{sorted(set(NOT_BENCHMARKS) - allowed)}"
