@@ -1,4 +1,6 @@
-"""Every benchmark figure the documentation quotes is one that ``benchmarks/RESULTS.md`` holds.
+"""Every benchmark figure the documentation quotes is one that ``benchmarks/RESULTS.md`` holds, and
+RESULTS.md stays the current figures, at most :data:`RESULTS_LINES` lines (runs it no longer needs
+go to a dated archive, ``benchmarks/RESULTS-archive-YYYY-MM.md``, which the site shows too).
 
 A figure is a number with a unit in the prose of ``docs/*.md`` and ``README.md`` (code blocks, code
 spans, link targets and HTML comments left out; the output a page shows is checked against what its
@@ -18,6 +20,7 @@ from pathlib import Path
 from corpora import REPO
 
 RESULTS = REPO / "benchmarks" / "RESULTS.md"
+RESULTS_LINES = 800
 NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 UNIT = r"%|x\b|×|\s?(?:MB/s|GB/s|KB|MB|MiB|GB|GiB|ms|s|points?)\b|M\b"
 # a figure, or a range or pair of figures with one unit: "5.1-6.0 s", "1.5% / 0.7%", "0.97-1.01x"
@@ -52,6 +55,8 @@ def figures(markdown: str) -> list[tuple[int, str, list[str]]]:
         if not re.search(UNIT, m.group(0)):
             continue
         numbers = re.findall(NUMBER, m.group(0))
+        if m.group(0).endswith("M"):          # millions: 28.4M quotes 28,431,203
+            numbers = [f"{n}e6" for n in numbers]
         found.append((text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()), numbers))
     return found
 
@@ -61,7 +66,8 @@ def _value(number: str) -> Decimal:
 
 
 def holds(results: set[str], number: str) -> bool:
-    """Whether ``number`` is one of ``results``, or a more precise one of them rounds to it."""
+    """Whether ``number`` is one of ``results``, or a more precise one of them rounds to it
+    (``"28.4e6"``, millions as :func:`figures` writes them, is held by ``"28,431,203"``)."""
     quoted = _value(number)
     places = quoted.as_tuple().exponent
     return any(_value(r) == quoted or (_value(r).as_tuple().exponent < places and
@@ -76,7 +82,7 @@ def test_figures_are_found_whatever_their_form():
     assert [(line, text) for line, text, _ in found] == [
         (1, "10.8%"), (1, "1.64-1.70x"), (1, "5.1-6.0 s"), (1, "2.3 GB"), (2, "0.9% / +0.1%"), (2, "0.14M"),
         (2, "28.4M")]
-    assert found[1][2] == ["1.64", "1.70"]
+    assert found[1][2] == ["1.64", "1.70"] and found[-1][2] == ["28.4e6"]
 
 
 def test_a_figure_may_round_what_results_md_holds():
@@ -84,6 +90,7 @@ def test_a_figure_may_round_what_results_md_holds():
     assert holds(results, "17.9") and holds(results, "9.0") and holds(results, "22.0") and holds(results, "22")
     assert holds(results, "1,833") and holds(results, "1833") and holds(results, "0.4")
     assert not holds(results, "17.8") and not holds(results, "9.02001") and not holds(results, "1,834")
+    assert holds({"28,431,203"}, "28.4e6") and not holds({"28,431,203"}, "28.5e6")
 
 
 def test_every_figure_the_docs_quote_is_in_results_md():
@@ -100,3 +107,13 @@ def test_every_figure_the_docs_quote_is_in_results_md():
                         "add them there, or quote what it holds):\n" + "\n".join(missing)
     assert allowed == set(NOT_BENCHMARKS), f"NOT_BENCHMARKS lists figures no page quotes: " \
                                            f"{sorted(set(NOT_BENCHMARKS) - allowed)}"
+
+
+def test_results_md_keeps_to_the_current_figures():
+    lines = len(RESULTS.read_text(encoding="utf-8").splitlines())
+    assert lines <= RESULTS_LINES, f"benchmarks/RESULTS.md has {lines} lines (at most {RESULTS_LINES}): move " \
+                                   f"superseded runs to a dated archive, benchmarks/RESULTS-archive-YYYY-MM.md"
+    archives = sorted((REPO / "benchmarks").glob("RESULTS-archive-*.md"))
+    shown = "".join(p.read_text(encoding="utf-8") for p in (REPO / "docs").glob("*.md"))
+    missing = [a.name for a in archives if f'--8<-- "benchmarks/{a.name}"' not in shown]
+    assert not missing, f"archives no page of the site includes: {missing}"
