@@ -57,10 +57,18 @@ def output_matches(printed: str, expected: str, varies: bool) -> bool:
 
 
 class _Tee(io.TextIOBase):
-    """Writes to the runner's stdout and keeps a copy (what a python block prints)."""
+    """Writes to the runner's stdout and keeps a copy: what a python block prints through
+    ``sys.stdout`` (a subprocess it starts writes to the file descriptor, not compared)."""
 
     def __init__(self, out) -> None:
         self.out, self.copy = out, io.StringIO()
+
+    @property
+    def encoding(self) -> str:
+        return self.out.encoding
+
+    def fileno(self) -> int:
+        return self.out.fileno()
 
     def writable(self) -> bool:
         return True
