@@ -26,8 +26,9 @@ The rules for writing a page:
   sizes of temporary files), put ``<!-- docs-test: varies -->`` on the line right before the
   ```` ```text ```` fence: then ``...`` (or ``\u2026``) within a line matches any text in that line,
   and a line holding only ``...`` matches any number of lines (use it for "the last lines of the
-  output"). Everything else in a marked block is still compared exactly. To show text after a
-  code block that is not its output, put a sentence between them.
+  output"). Everything else in a marked block is still compared exactly; a marker anywhere else
+  fails the test. To show text after a code block that is not its output, put a sentence between
+  them.
 * Every other info string (``text``, ``console``, ``json``, ``toml``, ``yaml``, ``markdown``,
   ``tsv``, ...) is output or data shown to the reader: not run. Shell or Python spelled any other
   way (``sh``, ``shell``, ``py``, ``python3``, ``pycon``, ...) fails the test: write ``bash`` or
@@ -168,6 +169,9 @@ def test_code_blocks_run(page: Path, tmp_path, request):
         pytest.skip(f"{name} has a block marked {SLOW}: run it with `pytest -m slow tests/docs`")
     bare = [b.line for b in found if not b.language]
     assert not bare, f"{name}: fences without an info string at lines {bare} (say ```python, ```bash, ```text, ...)"
+    markers = [i + 1 for i, text in enumerate(page.read_text(encoding="utf-8").splitlines()) if text.strip() == VARIES]
+    stray = sorted(set(markers) - {b.expected_line - 1 for b in found if b.varies})
+    assert not stray, f"{name}: {VARIES} at lines {stray} is not right before the ```text output of a code block"
     refused = [f"line {b.line}: ```{b.language}" for b in found if b.language in REFUSED]
     assert not refused, f"{name}: code that would not run ({', '.join(refused)}): write ```bash or ```python"
     runnable = []
