@@ -11,8 +11,9 @@
   ``--8<-- "path/from/the/repository/root.md"`` (the pymdownx.snippets syntax; snippets itself
   includes every other kind of file). Their links were written relative to where they live, so
   they are rewritten (:func:`include_markdown`): an anchor (``#...``) and a URL stay; a link to a
-  page under ``docs/`` points to that page; an image is copied into the site under ``assets/``;
-  a link to any other file of the repository becomes its path in code (the site has no copy of it).
+  page under ``docs/``, or to a Markdown file that a page includes, points to that page; an image
+  is copied into the site under ``assets/``; a link to any other file of the repository becomes
+  its path in code (the site has no copy of it).
 
 The rest of the site is configuration (mkdocs.yml): MkDocs's own validation fails the strict build
 on a broken link or anchor, and mkdocstrings renders the Python reference from the docstrings.
@@ -155,6 +156,16 @@ def _relative(target: str, page_src: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page_src) or ".")
 
 
+def included_pages() -> dict[str, str]:
+    """{a Markdown file outside docs/: the page of docs/ that includes it}, e.g.
+    ``{"benchmarks/RESULTS.md": "benchmarks.md"}``."""
+    found = {}
+    for page in sorted(DOCS.rglob("*.md")):
+        for included in INCLUDE.findall(page.read_text(encoding="utf-8")):
+            found.setdefault(included, page.relative_to(DOCS).as_posix())
+    return found
+
+
 def include_markdown(path: str, page_src: str, files: Files, config) -> str:
     """The text of the repository's ``path``, its links rewritten for the page ``page_src``."""
     source = REPO / path
@@ -173,6 +184,8 @@ def include_markdown(path: str, page_src: str, files: Files, config) -> str:
         anchor = f"#{fragment}" if fragment else ""
         if resolved.startswith("docs/"):           # a page of the site
             return f"{bang}[{text}]({_relative(resolved[len('docs/'):], page_src)}{anchor}{title})"
+        if resolved in included_pages():           # a file the site shows on the page that includes it
+            return f"{bang}[{text}]({_relative(included_pages()[resolved], page_src)}{anchor}{title})"
         if resolved.lower().endswith(IMAGE_SUFFIXES) and (REPO / resolved).is_file():
             site_path = f"assets/{resolved}"
             if files.get_file_from_path(site_path) is None:

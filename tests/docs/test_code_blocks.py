@@ -6,8 +6,11 @@ The rules for writing a page:
 
 * A fence must have an info string (```` ```python ````, ```` ```text ````, ...): a bare ```` ``` ````
   fails the test, so each block says whether it is code or output.
-* ```` ```python ```` blocks are code. They run in one namespace per page, in order (a later block
-  sees what an earlier one defined), as ``__main__``, in a subprocess of the test's Python.
+* ```` ```python ```` blocks are code. On a page of ``docs/`` they run in one namespace per page, in
+  order (a later block sees what an earlier one defined: a page is read top to bottom), as
+  ``__main__``, in a subprocess of the test's Python. In ``README.md`` each python block runs in a
+  fresh namespace (files written by an earlier block stay): a README snippet is copied alone, so
+  it must run alone.
 * ```` ```bash ```` blocks are code. Each runs with ``bash -euo pipefail`` (a failing command, or
   a failing command in a pipe, fails the block), with the Python environment's ``bin/`` first on
   ``PATH`` (``hf-greedtok``, ``python`` and ``pip`` are the installed ones).
@@ -16,6 +19,16 @@ The rules for writing a page:
   and ``tests/data/...`` are there; whatever a block writes (``--output devil-tokenizer``) lands in
   that folder, and a later block of the same page finds it. Python and bash blocks interleave in
   the page's order and share that folder. Nothing needs the network (``HF_HUB_OFFLINE=1``).
+* A ```` ```text ```` block directly after a python or bash block (nothing but blank lines and the
+  marker below between them) is that block's output: what the block prints on stdout must be
+  exactly the text shown (trailing whitespace and leading or trailing blank lines aside). stderr
+  (progress bars, warnings, logs) is not compared. When the output legitimately varies (timings,
+  sizes of temporary files), put ``<!-- docs-test: varies -->`` on the line right before the
+  ```` ```text ```` fence: then ``...`` (or ``\u2026``) within a line matches any text in that line,
+  and a line holding only ``...`` matches any number of lines (use it for "the last lines of the
+  output"). Everything else in a marked block is still compared exactly; a marker anywhere else
+  fails the test. To show text after a code block that is not its output, put a sentence between
+  them.
 * Every other info string (``text``, ``console``, ``json``, ``toml``, ``yaml``, ``markdown``,
   ``tsv``, ...) is output or data shown to the reader: not run. Shell or Python spelled any other
   way (``sh``, ``shell``, ``py``, ``python3``, ``pycon``, ...) fails the test: write ``bash`` or
@@ -53,6 +66,8 @@ CI = REPO / ".ci" / "run"
 RUN = ("python", "bash")
 REFUSED = ("py", "python3", "pycon", "ipython", "sh", "shell", "zsh", "console-python")
 SLOW = "<!-- docs-test: slow -->"
+VARIES = "<!-- docs-test: varies -->"
+OUTPUT = "text"             # the info string of a code block's output
 PAGE_SECONDS = 300
 OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 INSTALL = re.compile(r"^python3 -m venv \.venv && \. \.venv/bin/activate && pip install (?P<spec>.+?) && (?P<rest>.+)$",
@@ -67,6 +82,10 @@ class Block:
     line: int           # of the opening fence, counted from 1
     source: str         # the code, indentation of the fence removed
     slow: bool
+    end: int = 0                    # the line of the closing fence
+    expected: str | None = None     # the output the page shows right after the block (python and bash)
+    expected_line: int = 0          # the line of that output's opening fence
+    varies: bool = False            # the output is marked as varying: its ... are wildcards
 
 
 def pages() -> list[Path]:
@@ -92,8 +111,13 @@ def blocks(path: Path) -> list[Block]:
             body.append(text[min(indent, len(text) - len(text.lstrip())):])
             j += 1
         slow = i > 0 and lines[i - 1].strip() == SLOW
-        found.append(Block(language, i + 1, "\n".join(body) + "\n", slow))
+        found.append(Block(language, i + 1, "\n".join(body) + "\n", slow, end=j + 1))
         i = j + 1
+    for code, output in zip(found, found[1:]):
+        between = [text.strip() for text in lines[code.end:output.line - 1]]
+        if code.language in RUN and output.language == OUTPUT and all(t in ("", VARIES) for t in between):
+            code.expected, code.expected_line = output.source, output.line
+            code.varies = bool(between) and between[-1] == VARIES
     return found
 
 
@@ -145,6 +169,9 @@ def test_code_blocks_run(page: Path, tmp_path, request):
         pytest.skip(f"{name} has a block marked {SLOW}: run it with `pytest -m slow tests/docs`")
     bare = [b.line for b in found if not b.language]
     assert not bare, f"{name}: fences without an info string at lines {bare} (say ```python, ```bash, ```text, ...)"
+    markers = [i + 1 for i, text in enumerate(page.read_text(encoding="utf-8").splitlines()) if text.strip() == VARIES]
+    stray = sorted(set(markers) - {b.expected_line - 1 for b in found if b.varies})
+    assert not stray, f"{name}: {VARIES} at lines {stray} is not right before the ```text output of a code block"
     refused = [f"line {b.line}: ```{b.language}" for b in found if b.language in REFUSED]
     assert not refused, f"{name}: code that would not run ({', '.join(refused)}): write ```bash or ```python"
     runnable = []
@@ -165,7 +192,7 @@ def test_code_blocks_run(page: Path, tmp_path, request):
             assert not missing, f"{name}:{b.line}: `pip install {pip['spec']}` needs {missing}, which this " \
                                 f"environment lacks: add the extra to .ci/run's install line"
             source = pip["rest"] + "\n"
-        runnable.append(Block(b.language, b.line, source, b.slow))
+        runnable.append(Block(b.language, b.line, source, b.slow, b.end, b.expected, b.expected_line, b.varies))
     if not runnable:
         return
     work = tmp_path / "page"
@@ -173,7 +200,8 @@ def test_code_blocks_run(page: Path, tmp_path, request):
     for folder in ("examples", "tests"):
         (work / folder).symlink_to(REPO / folder, target_is_directory=True)
     plan = tmp_path / "blocks.json"
-    plan.write_text(json.dumps({"page": name, "blocks": [asdict(b) for b in runnable]}), encoding="utf-8")
+    plan.write_text(json.dumps({"page": name, "fresh": name == "README.md", "blocks": [asdict(b) for b in runnable]}),
+                    encoding="utf-8")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                HF_HUB_OFFLINE="1", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
     start = time.perf_counter()
@@ -186,3 +214,39 @@ def test_code_blocks_run(page: Path, tmp_path, request):
     seconds = time.perf_counter() - start
     assert proc.returncode == 0, f"{name}: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'failed'}" \
                                  f" ({seconds:.1f} s)\n--- stdout\n{proc.stdout[-6000:]}\n--- stderr\n{proc.stderr[-6000:]}"
+
+
+# ---------------------------------------------------------------- the output a page shows
+
+def _runner():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("page_runner", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_shown_output_is_compared_exactly_unless_marked_as_varying():
+    matches = _runner().output_matches
+    assert matches("cover 124480 123553\n", "cover 124480 123553\n", varies=False)
+    assert not matches("cover 124480 123554\n", "cover 124480 123553\n", varies=False)
+    assert not matches("trained in 0.23 s\n", "trained in ... s\n", varies=False)     # not marked: ... is text
+    assert matches("trained in 0.23 s\n", "trained in ... s\n", varies=True)
+    assert matches("trained in 0.23 s\n", "trained in \u2026 s\n", varies=True)
+    assert not matches("learned 1999 tokens; trained in 0.23 s\n", "learned 2000 tokens; trained in ... s\n",
+                       varies=True)                                                    # the rest stays exact
+    assert matches("a\nb\nc\nlast\n", "...\nlast\n", varies=True)                     # a line of ...: any lines
+    assert matches("last\n", "...\nlast\n", varies=True)
+    assert not matches("a\nlast\nmore\n", "...\nlast\n", varies=True)
+    assert matches("\nx  \n\n", "x\n", varies=False)          # trailing spaces and blank edges aside
+
+
+def test_a_text_block_right_after_code_is_its_output(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```python\nprint(1)\n```\n\n```text\n1\n```\n\n"
+                    "```bash\necho 2\n```\n<!-- docs-test: varies -->\n```text\n...\n```\n\n"
+                    "```python\nx = 3\n```\nNot its output:\n\n```text\n4\n```\n", encoding="utf-8")
+    first, _, second, _, third, _ = blocks(page)
+    assert (first.expected, first.expected_line, first.varies) == ("1\n", 5, False)
+    assert (second.expected, second.varies) == ("...\n", True)
+    assert third.expected is None
