@@ -1,7 +1,8 @@
 """Evaluation of a tokenizer on a corpus.
 
 * :func:`evaluate_word_counts`: GreedTok's compression metrics on pre-tokenized words with
-  counts (for byte level they include their leading space), counted as in training. For a
+  counts (for byte level they include their leading space), counted as in training; the
+  headline figures are the tokenizer's own encoder's (its mode), both encoders' beside them. For a
   superword tokenizer (its split's matches span words: chunks) the figures stay per word, the
   words of its word split (:func:`chunk_word_split`), with the chunk figures beside them, so
   that tokens per word compares with a word-level tokenizer's.
@@ -24,7 +25,7 @@ from ..errors import CorpusError
 from ..formats.count_table import iter_count_tables
 from ..formats.sources import iter_text_lines
 from ..indic.lookup import MorphLookup
-from ..models import GreedTokModel
+from ..models import MODES, GreedTokModel
 from ..pre_tokenizers import ByteLevel
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, find_split
 from ..trainers.superwords import chunk_words
@@ -97,68 +98,73 @@ def superword_word_split(tok: Tokenizer) -> Optional[ByteLevel]:
     return chunk_word_split(curriculum.get("word_pattern"))
 
 
-def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_threads: int = 1) -> dict:
+def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, mode: Optional[str] = None,
+                         num_threads: int = 1) -> dict:
     """Tokens per word, characters per token, and the token-saving ratio of ``optimal``.
 
-    Returns a dict with ``words`` (total, count-weighted), ``distinct_words``, ``characters``
-    (of the words, in Unicode characters), ``tokens_cover`` and ``tokens_optimal`` (totals),
-    ``tokens_per_word`` (cover, the trainer's objective per word), ``tokens_per_word_optimal``,
-    ``chars_per_token`` (cover), ``token_saving_ratio`` = 1 - tokens_optimal / tokens_cover
-    (the optimal-segmentation paper's TSR) and ``vocab_size``. Totals are exact Python ints
-    whatever the counts (nothing wraps at 2**63); the ratios are their correctly rounded quotients.
+    The headline figures are those of the encoder ``mode`` (default ``tok.mode``: for a saved
+    folder, the encoder its files name, which ``encode``, ``AutoTokenizer`` and ``FolderEncoder``
+    use); both encoders' figures are given under explicit keys beside them.
+
+    Args:
+        tok: the tokenizer; ``word_counts`` are its pre-tokens (a superword tokenizer's: chunks).
+        word_counts: pre-token -> count (any non-negative int).
+        mode: "cover" or "optimal", the encoder of the headline figures; None: ``tok.mode``.
+        num_threads: encoding threads.
+
+    Returns:
+        A dict: ``mode`` (the headline's encoder), ``words`` (total, count-weighted),
+        ``distinct_words``, ``characters`` (of the words, in Unicode characters),
+        ``tokens_cover`` and ``tokens_optimal`` (totals), ``tokens_per_word`` and
+        ``chars_per_token`` (``mode``'s), ``tokens_per_word_cover``, ``tokens_per_word_optimal``,
+        ``chars_per_token_cover``, ``chars_per_token_optimal``, ``token_saving_ratio`` =
+        1 - tokens_optimal / tokens_cover (the optimal-segmentation paper's TSR) and
+        ``vocab_size``. Cover is the trainer's objective per word. Totals are exact Python ints
+        whatever the counts (nothing wraps at 2**63); the ratios are their correctly rounded
+        quotients.
 
     For a superword tokenizer (:func:`superword_word_split` is not None) ``word_counts`` holds
     chunks, and ``words``, ``distinct_words`` and the tokens per word count the words of its
     word split in them (:func:`chunk_words`), as a word-level tokenizer's would; ``chunks``,
-    ``distinct_chunks``, ``tokens_per_chunk`` and ``tokens_per_chunk_optimal`` follow their
-    word counterparts, and ``word_split`` names the split (its regex if it has no name). A
-    word-level tokenizer's dict has none of these five keys.
+    ``distinct_chunks``, ``tokens_per_chunk`` (``mode``'s), ``tokens_per_chunk_cover`` and
+    ``tokens_per_chunk_optimal`` follow their word counterparts, and ``word_split`` names the
+    split (its regex if it has no name). A word-level tokenizer's dict has none of these keys.
 
     Raises:
-        ValueError: empty corpus, or a superword tokenizer whose recorded word split is a chunk split.
+        ValueError: empty corpus, an unknown ``mode``, or a superword tokenizer whose recorded
+            word split is a chunk split.
     """
+    mode = mode or tok.mode
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
     if not word_counts:
         raise ValueError("cannot evaluate on an empty corpus")
     word_split = superword_word_split(tok)
     words = list(word_counts)
     counts = [int(c) for c in word_counts.values()]    # Python ints: totals are exact at any size
-    per_mode = {mode: total_tokens(tok, words, counts, mode, num_threads) for mode in ("cover", "optimal")}
+    tokens = {m: total_tokens(tok, words, counts, m, num_threads) for m in MODES}
     n_words = sum(counts)
     chars = weighted_sum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), counts)
-    cover, optimal = per_mode["cover"], per_mode["optimal"]
     if word_split is None:
-        return {
-            "words": n_words,
-            "distinct_words": len(words),
-            "characters": chars,
-            "tokens_cover": cover,
-            "tokens_optimal": optimal,
-            "tokens_per_word": cover / n_words,
-            "tokens_per_word_optimal": optimal / n_words,
-            "chars_per_token": chars / cover,
-            "token_saving_ratio": 1.0 - optimal / cover,
-            "vocab_size": tok.vocab_size,
-        }
-    in_words = chunk_words(word_counts, word_split)
-    n_chunks, n_words = n_words, sum(in_words.values())
-    split = find_split(word_split.pattern)
-    return {
-        "words": n_words,
-        "distinct_words": len(in_words),
-        "chunks": n_chunks,
-        "distinct_chunks": len(words),
-        "word_split": word_split.pattern if split is None else split.name,
-        "characters": chars,
-        "tokens_cover": cover,
-        "tokens_optimal": optimal,
-        "tokens_per_word": cover / n_words,
-        "tokens_per_word_optimal": optimal / n_words,
-        "tokens_per_chunk": cover / n_chunks,
-        "tokens_per_chunk_optimal": optimal / n_chunks,
-        "chars_per_token": chars / cover,
-        "token_saving_ratio": 1.0 - optimal / cover,
-        "vocab_size": tok.vocab_size,
-    }
+        result = {"mode": mode, "words": n_words, "distinct_words": len(words)}
+    else:
+        in_words = chunk_words(word_counts, word_split)
+        n_chunks, n_words = n_words, sum(in_words.values())
+        split = find_split(word_split.pattern)
+        result = {"mode": mode, "words": n_words, "distinct_words": len(in_words), "chunks": n_chunks,
+                  "distinct_chunks": len(words), "word_split": word_split.pattern if split is None else split.name}
+    result.update(characters=chars, tokens_cover=tokens["cover"], tokens_optimal=tokens["optimal"])
+    result.update(_per_mode("tokens_per_word", {m: t / n_words for m, t in tokens.items()}, mode))
+    if word_split is not None:
+        result.update(_per_mode("tokens_per_chunk", {m: t / n_chunks for m, t in tokens.items()}, mode))
+    result.update(_per_mode("chars_per_token", {m: chars / t for m, t in tokens.items()}, mode))
+    result.update(token_saving_ratio=1.0 - tokens["optimal"] / tokens["cover"], vocab_size=tok.vocab_size)
+    return result
+
+
+def _per_mode(name: str, figures: Mapping[str, float], mode: str) -> dict:
+    """``name`` (the headline: ``mode``'s figure), then ``name_cover`` and ``name_optimal``."""
+    return {name: figures[mode], **{f"{name}_{m}": figures[m] for m in MODES}}
 
 
 def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,

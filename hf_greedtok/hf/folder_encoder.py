@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
@@ -160,10 +161,11 @@ class FolderEncoder:
         self.tokenizer = tokenizer if self._native is None else None
         return self
 
-    def map_batch(self, batch: "pa.Table", indices: Optional[Sequence[int]] = None, *,
-                  column: str = "text") -> "pa.Table":
-        """``Dataset.map`` on Arrow batches: the ids of ``batch[column]`` as :meth:`encode_table`
-        gives them, with no Python object per token (one str per text).
+    def map_batch(self, batch: Union["pa.Table", Mapping[str, Sequence]], indices: Optional[Sequence[int]] = None,
+                  *, column: str = "text") -> "pa.Table":
+        """``Dataset.map`` on batches: the ids of ``batch[column]`` as :meth:`encode_table`
+        gives them. An Arrow batch (``with_format("arrow")``) is read with no Python object per
+        token; a dict of lists (``Dataset.map``'s default format) gives the same rows.
 
         Example (the rows equal ``ds.map(lambda b: tok(b["text"]), batched=True)``'s)::
 
@@ -172,26 +174,47 @@ class FolderEncoder:
                                               remove_columns=ds.column_names).with_format(None)
 
         Args:
-            batch: the batch, a pyarrow Table (``with_format("arrow")``).
+            batch: the batch: a pyarrow Table (``with_format("arrow")``), or a mapping of
+                column name to the batch's values (``Dataset.map(..., batched=True)``'s
+                ``LazyBatch``, a dict of lists).
             indices: the dataset rows of the batch's rows, which ``Dataset.map`` passes with
                 ``with_indices=True``; an error then names the dataset's row, not the batch's.
             column: the text column.
 
         Raises:
             KeyError: no such column. TypeError: a column of another type than strings, or a
-                null, named by its row.
+                null, named by its row; a single example (``Dataset.map`` without
+                ``batched=True``) or a batch of another kind.
         """
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        def row(k: int) -> str:
+            return (f"dataset row {indices[k]}" if indices is not None
+                    else f"row {k} of this batch (Dataset.map(..., with_indices=True) names the dataset's row)")
+
+        if isinstance(batch, Mapping):
+            if column not in batch:
+                raise KeyError(f"no column {column!r} in the batch (columns: {', '.join(map(repr, batch))})")
+            texts = batch[column]
+            if isinstance(texts, str):
+                raise TypeError(f"column {column!r} holds one text, not a batch: map_batch takes batches, "
+                                "Dataset.map(..., batched=True)")
+            texts = list(texts)
+            bad = next((k for k, t in enumerate(texts) if not isinstance(t, str)), None)
+            if bad is not None:
+                got = "null (None)" if texts[bad] is None else type(texts[bad]).__name__
+                raise TypeError(f"column {column!r}, {row(bad)}: {got}, expected str")
+            return self.encode_table(texts)
+        if not isinstance(batch, (pa.Table, pa.RecordBatch)):
+            raise TypeError(f"batch is {type(batch).__name__}: map_batch takes a pyarrow Table "
+                            "(Dataset.with_format(\"arrow\")) or a dict of lists")
         values = batch.column(column)
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
             raise TypeError(f"column {column!r} is {values.type}, expected strings")
         if values.null_count:
             k = int(pc.index(values.is_null(), True).as_py())
-            where = (f"dataset row {indices[k]}" if indices is not None
-                     else f"row {k} of this batch (Dataset.map(..., with_indices=True) names the dataset's row)")
-            raise TypeError(f"column {column!r}, {where}: null (None), expected str")
+            raise TypeError(f"column {column!r}, {row(k)}: null (None), expected str")
         return self.encode_table(values.to_pylist())
 
     @property

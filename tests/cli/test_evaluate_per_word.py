@@ -22,7 +22,8 @@ from hf_greedtok.pre_tokenizers.patterns import GPT4_MARKS, SUPERWORDS
 # lines, a CRLF line end, accents
 TRICKY = ("It is a truth,  I said... page 12 of 300!\n\tTabs and   spaces  \nnaïve café — résumé\n\n\n"
           "The end.\n  indented line, (parens) and 'quotes' don't\r\n")
-CHUNK_KEYS = {"chunks", "distinct_chunks", "tokens_per_chunk", "tokens_per_chunk_optimal", "word_split"}
+CHUNK_KEYS = {"chunks", "distinct_chunks", "tokens_per_chunk", "tokens_per_chunk_cover", "tokens_per_chunk_optimal",
+              "word_split"}
 
 
 def _count(pattern: str, lines) -> int:
@@ -81,8 +82,11 @@ def test_evaluate_a_superword_folder_per_word_in_sample_and_held_out(folders, li
         cover = sum(len(tok.encode(line, mode="cover")) for line in text_lines)
         optimal = sum(len(tok.encode(line, mode="optimal")) for line in text_lines)
         assert (got["tokens_cover"], got["tokens_optimal"]) == (cover, optimal)
-        assert got["tokens_per_word"] == cover / words and got["tokens_per_word_optimal"] == optimal / words
-        assert got["tokens_per_chunk"] == cover / chunks and got["tokens_per_chunk_optimal"] == optimal / chunks
+        assert got["tokens_per_word_cover"] == cover / words and got["tokens_per_word_optimal"] == optimal / words
+        assert got["tokens_per_chunk_cover"] == cover / chunks and got["tokens_per_chunk_optimal"] == optimal / chunks
+        # the headline: the folder's encoder, optimal (train's default)
+        assert got["mode"] == "optimal"
+        assert (got["tokens_per_word"], got["tokens_per_chunk"]) == (optimal / words, optimal / chunks)
         # the text metrics: tokens of each non-blank line (without its end) per whitespace word
         measured = [line.rstrip("\r\n") for line in text_lines if line.strip()]
         text_tokens = sum(len(tok.encode(line)) for line in measured)
@@ -97,7 +101,7 @@ def test_a_word_level_folder_counts_the_same_words_and_no_chunks(folders, lines)
     assert not CHUNK_KEYS & set(r)
     assert r["words"] == s["words"] == _count(GPT4_MARKS.regex, lines)
     assert r["distinct_words"] == s["distinct_words"]
-    assert r["tokens_per_word"] == r["tokens_cover"] / r["words"]
+    assert r["tokens_per_word"] == r["tokens_optimal"] / r["words"]            # the folder's encoder
     # now comparable: the superword folder takes fewer tokens per word of the same text
     assert s["tokens_per_word_optimal"] < r["tokens_per_word_optimal"] < s["tokens_per_chunk_optimal"]
 
@@ -113,7 +117,8 @@ def test_evaluate_counts_weights_the_words_of_each_chunk(folders, tmp_path):
     assert r["words"] == sum(c * _count(GPT4_MARKS.regex, [" " + w]) for w, c in table.items()) == 52
     assert r["chunks"] == sum(c * _count(SUPERWORDS.regex, [" " + w]) for w, c in table.items()) == 28
     cover = sum(c * len(tok.encode(" " + w, mode="cover")) for w, c in table.items())
-    assert r["tokens_cover"] == cover and r["tokens_per_word"] == cover / 52 and r["tokens_per_chunk"] == cover / 28
+    assert r["tokens_cover"] == cover and r["tokens_per_word_cover"] == cover / 52
+    assert r["tokens_per_chunk_cover"] == cover / 28
 
 
 def test_evaluate_a_chunk_table_from_count_superwords_as_its_text(folders, tmp_path):

@@ -21,9 +21,11 @@ from hf_greedtok.word_counts import count_words
 # of the lines themselves.
 TRICKY = ("It is a truth,  I said... page 12 of 300!\n\tTabs and   spaces  \nnaïve café — résumé\n\n\n"
           "The end.\n  indented line, (parens) and 'quotes' don't\r\n")
-WORD_LEVEL_KEYS = ["words", "distinct_words", "characters", "tokens_cover", "tokens_optimal", "tokens_per_word",
-                   "tokens_per_word_optimal", "chars_per_token", "token_saving_ratio", "vocab_size"]
-CHUNK_KEYS = {"chunks", "distinct_chunks", "tokens_per_chunk", "tokens_per_chunk_optimal", "word_split"}
+WORD_LEVEL_KEYS = ["mode", "words", "distinct_words", "characters", "tokens_cover", "tokens_optimal",
+                   "tokens_per_word", "tokens_per_word_cover", "tokens_per_word_optimal", "chars_per_token",
+                   "chars_per_token_cover", "chars_per_token_optimal", "token_saving_ratio", "vocab_size"]
+CHUNK_KEYS = {"chunks", "distinct_chunks", "tokens_per_chunk", "tokens_per_chunk_cover", "tokens_per_chunk_optimal",
+              "word_split"}
 
 
 def _lines(text: str) -> list[str]:
@@ -88,9 +90,12 @@ def test_evaluate_word_counts_of_a_superword_tokenizer_counts_words(superword, t
     for mode in ("cover", "optimal"):
         tokens = sum(len(superword.encode(line, mode=mode)) for line in lines)
         assert r[f"tokens_{mode}"] == tokens
-        suffix = "" if mode == "cover" else "_optimal"
-        assert r[f"tokens_per_word{suffix}"] == tokens / len(words)
-        assert r[f"tokens_per_chunk{suffix}"] == tokens / len(chunks)
+        assert r[f"tokens_per_word_{mode}"] == tokens / len(words)
+        assert r[f"tokens_per_chunk_{mode}"] == tokens / len(chunks)
+    # the headline figures are the tokenizer's own encoder's
+    assert r["mode"] == superword.mode
+    assert (r["tokens_per_word"], r["tokens_per_chunk"]) == (r[f"tokens_per_word_{superword.mode}"],
+                                                             r[f"tokens_per_chunk_{superword.mode}"])
     assert r["characters"] == sum(map(len, lines))
 
 
@@ -100,7 +105,8 @@ def test_a_word_level_tokenizer_keeps_its_metrics(word_level, superword, trainin
     assert list(r) == WORD_LEVEL_KEYS
     words = _matches(GPT4_MARKS.regex, training_lines)
     assert (r["words"], r["distinct_words"]) == (len(words), len(set(words)))
-    assert r["tokens_per_word"] == r["tokens_cover"] / len(words)
+    assert r["tokens_per_word_cover"] == r["tokens_cover"] / len(words)
+    assert r["tokens_per_word"] == r[f"tokens_per_word_{word_level.mode}"]
     # the comparable number: superwords take fewer tokens per word of the same text
     chunks = count_words(training_lines, superword.pre_tokenizer, None, show_progress=False)
     assert evaluate_word_counts(superword, chunks)["tokens_per_word_optimal"] < r["tokens_per_word_optimal"]

@@ -195,6 +195,31 @@ def test_the_arrow_recipe_names_a_null_by_its_dataset_row(saved):
         numbers.map(encoder.map_batch, batched=True, remove_columns=["text"])
 
 
+def test_map_batch_takes_the_default_format_too_and_gives_the_same_table(saved, lines):
+    """Without ``with_format("arrow")`` ``Dataset.map`` passes a dict of lists (a LazyBatch):
+    the same rows, and the same errors naming the row; a single example (no ``batched=True``)
+    or a batch of another kind is refused in one line."""
+    from hf_greedtok.hf.folder_encoder import FolderEncoder
+
+    encoder = FolderEncoder(saved, attention_mask=True)
+    ds = datasets.Dataset.from_dict({"text": lines[:1200]})
+    arrow = ds.with_format("arrow").map(encoder.map_batch, batched=True, remove_columns=["text"]).with_format(None)
+    plain = ds.map(encoder.map_batch, batched=True, remove_columns=["text"])
+    assert plain.features == arrow.features and plain.data.table.equals(arrow.data.table)
+    rows = ["a text"] * 1200
+    rows[1100] = None
+    with pytest.raises(TypeError, match=r"^column 'text', dataset row 1100: null \(None\), expected str$"):
+        datasets.Dataset.from_dict({"text": rows}).map(encoder.map_batch, batched=True, with_indices=True)
+    with pytest.raises(TypeError, match=r"^column 'text', row 3 of this batch \(Dataset.map\(.*\): int, expected str$"):
+        encoder.map_batch({"text": ["a", "b", "c", 4]})
+    with pytest.raises(KeyError, match=r"no column 'text' in the batch \(columns: 'body'\)"):
+        encoder.map_batch({"body": ["a"]})
+    with pytest.raises(TypeError, match=r"holds one text, not a batch: .*Dataset.map\(\.\.\., batched=True\)"):
+        ds.map(encoder.map_batch)
+    with pytest.raises(TypeError, match=r"^batch is list: map_batch takes a pyarrow Table \(Dataset.with_format"):
+        encoder.map_batch(["a text"])
+
+
 def test_a_tokenizer_the_native_path_cannot_run_is_encoded_by_its_own_batch_call(lines):
     """HF BPE (any PreTrainedTokenizerFast): the same table through ``tok(texts)``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers

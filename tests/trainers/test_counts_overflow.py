@@ -51,7 +51,7 @@ def test_evaluation_totals_are_exact_python_integers():
     per_word = {w: len(tok.encode_words([w])[0]) for w in counts}
     exact = sum(per_word[w] * c for w, c in counts.items())
     assert result["tokens_cover"] == exact and result["tokens_cover"] > 0
-    assert result["tokens_per_word"] == pytest.approx(exact / result["words"])
+    assert result["tokens_per_word_cover"] == pytest.approx(exact / result["words"])
     assert result["characters"] == 3 * 2**62 + 4 * 2**62 + 4 * (2**64 + 1)
     assert total_tokens(tok, list(counts), list(counts.values())) == exact
 
