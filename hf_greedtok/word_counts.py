@@ -43,8 +43,8 @@ from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
 from .formats.count_table import check_table_split, is_parquet_table, iter_count_tables, table_place  # noqa: F401
-from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, iter_utf8_lines,  # noqa: F401
-                              text_chunks, text_lines)
+from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
+                              iter_utf8_lines, read_documents, text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .pre_tokenizers.patterns import GPT4_MARKS, find_split
@@ -315,7 +315,8 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     than the trainer supports is counted as its :func:`cut_word` pieces.
 
     Args:
-        paths: text files, read line by line (each line keeps its "\\n").
+        paths: text files, read line by line (each line keeps its "\\n"); compressed ones
+            (``.gz``, ``.bz2``, ``.xz``, ``.zst``) decompressed, ``-`` standard input.
         encoding_errors: "strict" (an invalid byte is an error naming file and line),
             "replace" (U+FFFD) or "ignore" (dropped).
         num_proc: worker processes (default: all cores); small inputs are counted in-process.
@@ -329,12 +330,16 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    files = [local_path(p) for p in paths]     # a URI is named whole, not collapsed to s3:/...
+    # a URI is named whole, not collapsed to s3:/...; "-" is standard input
+    files = [STDIN if str(p) == STDIN else local_path(p) for p in paths]
     for p in files:
-        check_input_file(p)
-    total_bytes = sum(p.stat().st_size for p in files)
-    procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
-    with progress_bar(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
+        if p != STDIN:
+            check_input_file(p)
+    total_bytes = sum(p.stat().st_size for p in files if p != STDIN)
+    # standard input's size is unknown, a compressed file's bytes are more than its size
+    streamed = any(p == STDIN or compression(p) for p in files)
+    procs = _num_proc(num_proc) if streamed or total_bytes >= _PARALLEL_MIN_BYTES else 1
+    with progress_bar(total=None if streamed else total_bytes, unit="B", unit_scale=True, desc="counting words",
                       show=show_progress) as bar:
         return _run(text_chunks(files, bar), _count_file_chunk,
                     (pre_tokenizer, normalizer, encoding_errors, table), procs)
@@ -359,6 +364,41 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
             procs = 1
     batches = _text_batches(progress_bar(texts, desc="counting words", unit=" texts", show=show_progress), source)
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", table), procs)
+
+
+def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer,
+                 normalizer: Optional[UnicodeNormalizer] = None, *, text_column: str = "text",
+                 encoding_errors: str = "strict", num_proc: Optional[int] = None, show_progress: bool = True,
+                 table: bool = False) -> Union[Counter, ChunkTable]:
+    """{word: count} of resolved inputs (:func:`hf_greedtok.formats.sources.resolve_inputs`):
+    text files (and standard input) counted line by line in this machine's process pool
+    (:func:`count_words_in_files`), then each JSON Lines and parquet file's documents
+    (:func:`count_words`); a Counter, or with ``table`` a ChunkTable of the same counts. The
+    local engine of ``hf-greedtok count`` and ``train`` counts here, and equals the Ray
+    engine's :func:`hf_greedtok.distributed.count_words_distributed` word for word.
+
+    Args:
+        kinds: {"text" | "json" | "parquet": [files]}.
+        pre_tokenizer, normalizer: the counting pipeline
+            (:func:`hf_greedtok.special_tokens.counting_pipeline`).
+        text_column: the documents' field or column (dotted for nested ones).
+        encoding_errors, num_proc, show_progress, table: as :func:`count_words_in_files`.
+
+    Raises:
+        CorpusError: as :func:`count_words_in_files` and
+            :func:`~hf_greedtok.formats.sources.read_documents` (file and line named).
+    """
+    wc = ChunkTable() if table else Counter()
+    add = wc.merge if table else wc.update
+    if "text" in kinds:
+        add(count_words_in_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors=encoding_errors,
+                                 num_proc=num_proc, show_progress=show_progress, table=table))
+    for kind in ("json", "parquet"):
+        for f in kinds.get(kind, []):
+            docs = read_documents(f, kind, text_column, encoding_errors)
+            add(count_words(docs, pre_tokenizer, normalizer, num_proc=num_proc, show_progress=show_progress,
+                            source=f, table=table))
+    return wc
 
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,

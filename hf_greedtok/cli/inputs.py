@@ -25,6 +25,29 @@ def check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
         check_uri(uri)
 
 
+def check_text_column(args: argparse.Namespace, kinds: dict) -> str:
+    """The documents' field to read (``--text-column``, default "text"); refused when given
+    with inputs that have no fields (text files only), or with ``--counts`` tables, rather than
+    ignored.
+
+    Raises:
+        CorpusError: --text-column given and no input is JSON Lines or parquet (the first named).
+        ValueError: --text-column given with --counts.
+    """
+    from .options import DEFAULT_TEXT_COLUMN
+
+    if args.text_column is None:
+        return DEFAULT_TEXT_COLUMN
+    if getattr(args, "counts", False):
+        raise ValueError("--text-column names a field of .jsonl/.parquet documents; --counts tables have none")
+    if set(kinds) <= {"text"}:
+        first = next(iter(kinds.get("text", ["inputs"])))
+        raise CorpusError("standard input" if first == "-" else first, None,
+                          "--text-column names a field of .jsonl/.parquet documents, and the inputs are text "
+                          "files (no fields): drop --text-column")
+    return args.text_column
+
+
 def check_counts_options(args: argparse.Namespace) -> None:
     """ValueError for --no-prefix-space without --counts: it says how to read table entries, and
     text has none (a silent no-op would hide a forgotten --counts)."""

@@ -235,7 +235,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     ray = require_ray()
     is_dataset = is_dataset_source(source)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
-    kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
+    kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source,
+                                                   counting=True)
     with ray_session(address, num_cpus, quiet=not show_progress):
         # one partition per CPU: each sum task then holds distinct words / partitions rows
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
