@@ -104,7 +104,7 @@ def _parquet(path: Path, docs: list[str]) -> str:
 
 #: The commands of the matrix: argv after the inputs (the output's name is added).
 COMMANDS: dict[str, Callable[[Path], list[str]]] = {
-    "count": lambda out: ["-o", str(out / "counts.tsv")],
+    "count": lambda out: ["-o", str(out / "counts.parquet")],   # .tsv would leave out line ends
     "train": lambda out: ["-k", "60", "-o", str(out / "tok")],
     "train --superwords": lambda out: ["-k", "60", "--superwords", "-o", str(out / "tok")],
 }
@@ -117,7 +117,7 @@ def run(command: str, kind: Kind, out: Path, engine: str, capsys) -> dict[str, b
     code = main([name, *kind.inputs, *flags, *kind.options, *COMMANDS[command](out), *engine_args, "--quiet"])
     err = capsys.readouterr().err
     assert code == 0, err
-    written = out / ("counts.tsv" if name == "count" else "tok")
+    written = out / ("counts.parquet" if name == "count" else "tok")
     files = [written] if written.is_file() else sorted(written.iterdir())
     return {f.name: f.read_bytes() for f in files}
 
