@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -42,13 +43,15 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import check_table_split, is_parquet_table, iter_count_tables, table_place  # noqa: F401
+from .formats.count_table import (TSV_HEADER, check_table_split, is_parquet_table, iter_count_tables,  # noqa: F401
+                                  table_place)
 from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
-                              iter_utf8_lines, read_documents, text_chunks, text_lines)
+                              iter_utf8_lines, read_blocks, read_documents, resolve_inputs, text_chunks,
+                              text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .pre_tokenizers.patterns import GPT4_MARKS, find_split
-from .remote import local_path
+from .remote import is_uri, local_path
 
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
 _PR_SET_PDEATHSIG = 1           # linux/prctl.h
@@ -364,6 +367,44 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
             procs = 1
     batches = _text_batches(progress_bar(texts, desc="counting words", unit=" texts", show=show_progress), source)
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", table), procs)
+
+
+#: How much of a text input :func:`looks_like_count_table` reads.
+_TABLE_SNIFF_BYTES = 1 << 14
+_TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
+
+
+def looks_like_count_table(path: str) -> bool:
+    """Whether a text input's beginning looks like a ``word<TAB>count`` table: the header
+    ``hf-greedtok count`` writes, or at least two lines and every line (of the first 16 KB)
+    some text, a tab and an integer. Such a file is a count table given as text."""
+    head = next(read_blocks(path, _TABLE_SNIFF_BYTES), b"")
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if text.startswith(TSV_HEADER):
+        return True
+    lines = text.split("\n")
+    if len(head) == _TABLE_SNIFF_BYTES:
+        lines.pop()                 # cut by the read
+    lines = [line for line in lines if line.strip()]
+    return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines)
+
+
+def resolve_corpus(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
+    """{kind: [files]} of the INPUT arguments of a corpus to count
+    (:func:`hf_greedtok.formats.sources.resolve_inputs`), with text files that are count tables
+    refused: ``count``, ``train`` and :func:`hf_greedtok.distributed.count_words_distributed`
+    resolve their inputs here.
+
+    Raises:
+        CorpusError: as ``resolve_inputs``, or a text file that looks like a ``word<TAB>count``
+            table (:func:`looks_like_count_table`), with a hint to read it as one.
+    """
+    kinds = resolve_inputs(inputs, stdin=stdin)
+    for f in kinds.get("text", []):
+        if f != STDIN and not is_uri(f) and looks_like_count_table(f):
+            raise CorpusError(f, None, "looks like a count table (word<TAB>count lines), not text: give it to "
+                                       "`train --counts` (Python: read_count_tables)")
+    return kinds
 
 
 def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer,

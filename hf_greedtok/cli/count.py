@@ -53,15 +53,14 @@ def run(args: argparse.Namespace) -> int:
     file or unmatched glob; OutputError: an existing output without ``--overwrite``, or an
     output that is an input)."""
     from ..errors import OutputError
-    from ..formats.sources import resolve_inputs
     from ..formats.count_table import write_count_table
     from ..normalizers import normalizer_from_name
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
-    from ..word_counts import check_learnable, count_inputs
+    from ..word_counts import check_learnable, count_inputs, resolve_corpus
     from .inputs import check_pattern, check_text_column, check_uri_inputs
 
-    kinds = resolve_inputs(args.inputs, stdin=args.engine == "local", counting=True)
+    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local")
     text_column = check_text_column(args, kinds)
     out: Path = args.output
     _check_output(out, kinds, args.overwrite)

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     inputs (``cli.main`` prints them in one line, exit 2)."""
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
-    from ..formats.sources import resolve_inputs
+    from ..word_counts import resolve_corpus
     from .inputs import check_counts_options, check_text_column, check_uri_inputs
     from .output import refuse_existing, write_output
 
@@ -117,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_existing(args, TOKENIZER)
     check_counts_options(args)
     # the corpus, resolved and checked before any work (count tables are read by their own reader)
-    args.input_kinds = None if args.counts else resolve_inputs(args.inputs, stdin=args.engine == "local",
-                                                                counting=True)
+    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local")
     args.text_column = check_text_column(args, args.input_kinds or {})
     check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}

@@ -43,7 +43,7 @@ import numpy as np
 from .._chunk_table import ChunkTable, table_from_buffers
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
-from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
+from ..formats.sources import parquet_pieces, read_bytes, read_documents
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
@@ -235,8 +235,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     ray = require_ray()
     is_dataset = is_dataset_source(source)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
-    kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source,
-                                                   counting=True)
+    kinds = None if is_dataset else _wc.resolve_corpus([source] if isinstance(source, (str, os.PathLike))
+                                                       else source)
     with ray_session(address, num_cpus, quiet=not show_progress):
         # one partition per CPU: each sum task then holds distinct words / partitions rows
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -51,9 +51,7 @@ STDIN = "-"
 #: Compression suffixes an input may carry, and what reads them.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
 _UTF8_BOM = codecs.BOM_UTF8
-#: How much of a text input :func:`looks_like_count_table` reads.
-_TABLE_SNIFF_BYTES = 1 << 14
-_TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
+
 #: Text files are read in chunks of about this many bytes, cut at line ends (:func:`text_chunks`).
 CHUNK_BYTES = 1 << 22
 
@@ -281,23 +279,6 @@ def read_bytes(path: str) -> bytes:
     return b"".join(read_blocks(path))
 
 
-def looks_like_count_table(path: str) -> bool:
-    """Whether a text input's beginning looks like a ``word<TAB>count`` table: the header
-    ``hf-greedtok count`` writes, or at least two lines and every line (of the first 16 KB)
-    some text, a tab and an integer. Such a file is a count table given as text."""
-    from .count_table import TSV_HEADER
-
-    head = next(read_blocks(path, _TABLE_SNIFF_BYTES), b"")
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    if text.startswith(TSV_HEADER):
-        return True
-    lines = text.split("\n")
-    if len(head) == _TABLE_SNIFF_BYTES:
-        lines.pop()                 # cut by the read
-    lines = [line for line in lines if line.strip()]
-    return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines)
-
-
 def _folder_files(folder: str) -> list[str]:
     """The files under ``folder``, recursively, sorted by their path; names starting with
     ``.`` or ``_`` are skipped (hidden files, and the ``_`` files parquet readers skip, such as
@@ -309,8 +290,7 @@ def _folder_files(folder: str) -> list[str]:
     return sorted(found)
 
 
-def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False,
-                   counting: bool = False) -> dict[str, list[str]]:
+def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
     """{kind: [files]} of the INPUT arguments, in the order given; kinds with no file are left
     out. Every command and engine turns its INPUTs into files here.
 
@@ -321,13 +301,11 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = F
 
     Args:
         stdin: whether ``-`` may name standard input (commands that stream it on this machine).
-        counting: the files are counted as corpora: a text file that looks like a count table
-            (:func:`looks_like_count_table`) is refused.
 
     Raises:
         CorpusError: an empty list, a glob or directory with no file, a missing or non-regular
             file, a compressed parquet file, ``-`` where standard input is not read (or given
-            twice), or with ``counting`` a count table given as text (named, before any work).
+            twice) (named, before any work).
     """
     if not inputs:
         raise CorpusError("inputs", None, "no input files given")
@@ -362,9 +340,6 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = F
                 if kind == "parquet" and compression(f):
                     raise CorpusError(f, None, "a compressed parquet file: parquet compresses its own pages; "
                                                "decompress it first")
-                if counting and kind == "text" and looks_like_count_table(f):
-                    raise CorpusError(f, None, "looks like a count table (word<TAB>count lines), not text: give it "
-                                               "to `train --counts` (Python: read_count_tables)")
                 f = os.path.abspath(f)
             out.setdefault(kind, []).append(f)
     return out
