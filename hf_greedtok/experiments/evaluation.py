@@ -22,7 +22,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from ..core import Tokenizer
 from ..errors import CorpusError
 from ..formats.count_table import iter_count_tables
-from ..formats.sources import iter_text_lines
+from ..formats.sources import iter_text_lines, read_documents, resolve_inputs
 from ..indic.lookup import MorphLookup
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
@@ -161,14 +161,26 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
     }
 
 
-def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,
-             encoding_errors: str) -> Iterator[tuple[list[str], list[int]]]:
+def _documents(inputs: Sequence[Union[str, os.PathLike]], text_column: str, encoding_errors: str) -> Iterator[str]:
+    """The documents of the inputs (:func:`~hf_greedtok.formats.sources.resolve_inputs`): a text
+    file's lines without their ends, a JSON Lines or parquet file's ``text_column`` values
+    without a line end closing them (so a document holding a line measures as that line does)."""
+    for kind, files in resolve_inputs(inputs).items():
+        if kind == "text":
+            yield from (line for _, _, line in iter_text_lines(files, encoding_errors))
+            continue
+        for f in files:
+            yield from (doc.rstrip("\r\n") for doc in read_documents(f, kind, text_column, encoding_errors))
+
+
+def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool, encoding_errors: str,
+             text_column: str = "text") -> Iterator[tuple[list[str], list[int]]]:
     texts: list[str] = []
     weights: list[int] = []
     if counts:
         rows = ((word, c) for _, _, word, c in iter_count_tables(inputs))
     else:
-        rows = ((line, 1) for _, _, line in iter_text_lines(inputs, encoding_errors) if line.strip())
+        rows = ((doc, 1) for doc in _documents(inputs, text_column, encoding_errors) if doc.strip())
     for text, weight in rows:
         texts.append(text)
         weights.append(weight)
@@ -180,10 +192,14 @@ def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,
 
 
 def evaluate_texts(backend: HFTokenizer, inputs: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
-                   gold: Optional[MorphLookup] = None, encoding_errors: str = "strict") -> dict:
+                   gold: Optional[MorphLookup] = None, encoding_errors: str = "strict",
+                   text_column: str = "text") -> dict:
     """Fertility, continued words, mark-initial tokens, Rényi efficiency and boundary F1.
 
-    Every non-blank line of the text files (without its line end), or every word of the
+    Every non-blank line of the text files (without its line end) and document of the JSON
+    Lines and parquet files (their ``text_column``, without a closing line end; inputs as every
+    command reads them,
+    :func:`~hf_greedtok.formats.sources.resolve_inputs`), or every word of the
     ``word<TAB>count`` tables weighted by its count, is encoded by ``backend`` without special
     tokens; token offsets (characters) give the metrics of :class:`TokenizationStats`, with
     ``vocab_size`` = the backend's size including added tokens. Keys: ``fertility`` (tokens per
@@ -197,7 +213,7 @@ def evaluate_texts(backend: HFTokenizer, inputs: Sequence[Union[str, os.PathLike
         CorpusError: unreadable input (file and line given) or no words.
     """
     stats = TokenizationStats()
-    for texts, weights in _batches(inputs, counts, encoding_errors):
+    for texts, weights in _batches(inputs, counts, encoding_errors, text_column):
         for text, enc, w in zip(texts, backend.encode_batch(texts, add_special_tokens=False), weights):
             stats.add(text, enc.offsets, enc.ids, w)
     try:

@@ -152,27 +152,41 @@ def text_chunks(paths: Sequence[Union[str, os.PathLike]], bar: Optional["tqdm"] 
 
 def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
                     ) -> Iterator[tuple[Path, int, str]]:
-    """(file, line number, line without its end) of UTF-8 text files; errors name file and line.
+    """(file, line number, line without its end) of UTF-8 text files (compressed ones
+    decompressed, ``-`` standard input: :func:`read_blocks`); a byte order mark opening a file
+    is dropped; errors name file and line.
 
     Raises:
-        CorpusError: a missing file, invalid UTF-8 (strict), or a NUL byte.
+        CorpusError: a missing file, invalid UTF-8 (strict), a NUL byte, damaged compressed data.
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    for p in map(local_path, paths):
-        check_input_file(p)
-        with open(p, "rb") as f:
-            for k, raw in enumerate(f, 1):
-                if k == 1 and raw.startswith(_UTF8_BOM):
-                    raw = raw[len(_UTF8_BOM):]
-                if b"\0" in raw:
-                    raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
-                try:
-                    text = raw.decode("utf-8", errors=encoding_errors)
-                except UnicodeDecodeError as e:
-                    raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
-                                                 "--encoding-errors replace or ignore to accept it") from None
-                yield p, k, text.rstrip("\r\n")
+    for p in (STDIN if str(p) == STDIN else local_path(p) for p in paths):
+        if p != STDIN:
+            check_input_file(p)
+        for k, raw in enumerate(_raw_lines(str(p)), 1):
+            if k == 1 and raw.startswith(_UTF8_BOM):
+                raw = raw[len(_UTF8_BOM):]
+            if b"\0" in raw:
+                raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
+            try:
+                text = raw.decode("utf-8", errors=encoding_errors)
+            except UnicodeDecodeError as e:
+                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
+                                             "--encoding-errors replace or ignore to accept it") from None
+            yield p, k, text.rstrip("\r\n")
+
+
+def _raw_lines(path: str) -> Iterator[bytes]:
+    """The lines of an input's bytes, each with its "\\n" (the last may lack it)."""
+    rest = b""
+    for block in read_blocks(path):
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest
 
 
 def compression(path: Union[str, os.PathLike]) -> Optional[str]:

@@ -83,3 +83,16 @@ def test_standard_input_is_refused_on_ray_in_one_line(cluster, tmp_path, capsys)
     assert main(["count", "-", "-o", str(tmp_path / "c.tsv"), "--engine", "ray", "--quiet"]) == 2
     assert capsys.readouterr().err == ("hf-greedtok count: error: -: standard input is read by `count` and `train` "
                                        "on the local engine only; give files\n")
+
+
+def test_tokenize_on_ray_gives_the_rows_of_the_local_engine(kinds, cluster, tmp_path, capsys):
+    import pyarrow.parquet as pq
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    for name in ("txt-bom-crlf", "jsonl-nested", "txt.gz", "directory"):
+        rows = {}
+        for engine in ("local", "ray"):
+            out = tmp_path / name / engine
+            assert main(["tokenize", str(tmp_path / "tok"), *kinds[name].inputs, *kinds[name].options, "-o", str(out),
+                         "--engine", engine, "--quiet"]) == 0, capsys.readouterr().err
+            rows[engine] = pq.read_table(out).column("input_ids").to_pylist()
+        assert rows["ray"] == rows["local"] and len(rows["local"]) == 180, name

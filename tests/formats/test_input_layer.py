@@ -192,3 +192,32 @@ def test_zst_without_zstandard_says_what_to_install(tmp_path, monkeypatch):
     with pytest.raises(ImportError, match=r"a.txt.zst: reading .zst files needs the zstandard package: pip install "
                                           r"'hf-greedtok\[zstd\]'"):
         list(read_documents(str(tmp_path / "a.txt.zst"), "text", "text"))
+
+
+def _evaluation(folder, kind, capsys) -> dict:
+    assert main(["evaluate", str(folder), *kind.inputs, *kind.options, "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    result.pop("inputs")
+    return result
+
+
+def test_evaluate_reads_every_kind_as_train_does(kinds, tmp_path, capsys):
+    """A .jsonl is its documents, not raw JSON; a line's end is not measured, in a text file or a document."""
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    capsys.readouterr()
+    want = _evaluation(tmp_path / "tok", kinds["txt"], capsys)
+    for name in ("jsonl-nested", "parquet", "txt.xz", "directory"):
+        assert _evaluation(tmp_path / "tok", kinds[name], capsys) == want, name
+
+
+def test_tokenize_reads_every_kind_as_count_does(kinds, tmp_path):
+    import pyarrow.parquet as pq
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    rows = {}
+    for name in ("txt", "jsonl-nested", "parquet", "txt.bz2", "glob"):
+        out = tmp_path / name
+        assert main(["tokenize", str(tmp_path / "tok"), *kinds[name].inputs, *kinds[name].options, "-o", str(out),
+                     "--quiet"]) == 0
+        rows[name] = pq.read_table(out).column("input_ids").to_pylist()
+    assert len(rows["txt"]) == len(documents())
+    assert all(got == rows["txt"] for got in rows.values())
