@@ -12,10 +12,12 @@ digit, punctuation run or line end makes one superword chunk) is counted as piec
 (:func:`cut_word`), on every path, never refused.
 
 Every error names its place: file and line, or item index of an iterable. Inputs must be
-regular files (a directory or a device such as /dev/null is named as such). In tables and
-token lists, a UTF-8 byte order mark at the start of the file is dropped (it is an encoding
-signature, not part of the first word); in text corpora it is kept as text, as HF
-``tokenizers`` keeps it.
+regular files (a directory or a device such as /dev/null is named as such). A UTF-8 byte
+order mark at the start of a file is dropped, in text corpora, documents, tables and token
+lists alike: it is an encoding signature, not part of the first word (HF ``tokenizers``, which
+keeps it, would count it as text). The INPUT arguments of a corpus (globs, directories,
+compressed files, ``-``) are resolved by :func:`resolve_corpus` and counted by
+:func:`count_inputs`, for ``count`` and ``train`` alike.
 
 Worker processes die with their parent: on Linux the kernel kills them when it exits
 (``PR_SET_PDEATHSIG``), and everywhere a watchdog thread in each worker exits when its parent
@@ -510,12 +512,14 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
                  normalizer: Optional[UnicodeNormalizer] = None, *, counts: bool = False,
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
                  show_progress: bool = True, max_count: Optional[int] = None,
-                 table: bool = False) -> Union[Counter, ChunkTable]:
-    """{word: count} of text files (:func:`count_words_in_files`) or, with ``counts``, of
-    ``word<TAB>count`` tables (:func:`read_count_tables`, with ``max_count``); as a ChunkTable
-    with ``table``, else a Counter; errors as there."""
+                 table: bool = False, text_column: str = "text") -> Union[Counter, ChunkTable]:
+    """{word: count} of a corpus's INPUTs (:func:`resolve_corpus`, then :func:`count_inputs`:
+    text, JSON Lines and parquet documents in their ``text_column``, compressed files, globs,
+    directories) or, with ``counts``, of ``word<TAB>count`` tables (:func:`read_count_tables`,
+    with ``max_count``); as a ChunkTable with ``table``, else a Counter; errors as there. The
+    Python trainers' ``train(files)`` counts here, so they read files as the CLI does."""
     if counts:
         return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count,
                                  table=table)
-    return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
-                                num_proc=num_proc, show_progress=show_progress, table=table)
+    return count_inputs(resolve_corpus(paths), pre_tokenizer, normalizer, text_column=text_column,
+                        encoding_errors=encoding_errors, num_proc=num_proc, show_progress=show_progress, table=table)

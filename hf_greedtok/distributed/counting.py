@@ -189,15 +189,19 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     """{word: count} of a corpus, counted on Ray; equal to single-process counting.
 
     Args:
-        source: a path, glob or list of them (``.jsonl``/``.json``: JSON Lines documents,
-            ``.parquet``: documents, anything else: UTF-8 text counted line by line; kinds may be
-            mixed; URIs such as ``s3://`` go to pyarrow's and Ray's filesystems unchecked), or a
+        source: a path, glob, directory or list of them, resolved as the local engine resolves
+            them (:func:`hf_greedtok.word_counts.resolve_corpus`: ``.jsonl``/``.json``: JSON Lines
+            documents, ``.parquet``: documents, anything else: UTF-8 text counted line by line;
+            ``.gz``/``.bz2``/``.xz``/``.zst`` read decompressed; kinds may be mixed; URIs such as
+            ``s3://`` go to pyarrow's and Ray's filesystems unchecked; ``-``, standard input, is
+            refused: a task cannot read it), or a
             ``ray.data.Dataset`` or Hugging Face ``datasets.Dataset`` whose ``text_column``
             holds the documents.
         pre_tokenizer: the trainer's pre-tokenizer (default :class:`ByteLevel`, gpt4 pattern).
         normalizer: the trainer's normalizer, or None.
         special_tokens: cut out of the raw text before normalizing, as encoding does.
-        text_column: the documents' column (JSON, parquet, Dataset).
+        text_column: the documents' field or column (JSON, parquet, Dataset); dotted for a
+            nested one (JSON, parquet).
         encoding_errors: invalid UTF-8 in text files: "strict", "replace" or "ignore".
         address: None starts a local cluster when Ray is not initialized yet (``num_cpus``);
             ``"auto"`` or an address joins one. An existing connection is always used as is.
@@ -218,7 +222,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         inputs with ``counting_pipeline(pre_tokenizer, normalizer, special_tokens)``.
 
     Raises:
-        CorpusError: a missing file or unmatched glob (before Ray starts); invalid UTF-8
+        CorpusError: a missing file, unmatched glob or a count table given as text (before Ray
+            starts); invalid UTF-8
             (strict), a NUL byte or a non-str document (file and line named, raised from the
             failing task). A word longer than the trainer supports is counted as its pieces, in
             the task (:func:`hf_greedtok.word_counts.cut_word`), as when counting here.

@@ -333,7 +333,7 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = F
                 raise CorpusError(STDIN, None, "standard input given twice")
             out.setdefault("text", []).append(STDIN)
             continue
-        if is_uri(item):
+        if is_uri(item) or (glob.has_magic(item) and os.path.isfile(item)):    # a file named "a[1].txt"
             files = [item]
         elif glob.has_magic(item):
             matches = sorted(glob.glob(item, recursive=True))

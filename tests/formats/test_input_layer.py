@@ -221,3 +221,16 @@ def test_tokenize_reads_every_kind_as_count_does(kinds, tmp_path):
         rows[name] = pq.read_table(out).column("input_ids").to_pylist()
     assert len(rows["txt"]) == len(documents())
     assert all(got == rows["txt"] for got in rows.values())
+
+
+def test_the_python_trainers_read_files_as_the_cli_does(kinds, tmp_path):
+    from hf_greedtok import GreedTokTrainer
+    trainer = GreedTokTrainer(60, show_progress=False, num_threads=1)
+    want = trainer.train(kinds["txt"].inputs).model.ranked_tokens
+    assert trainer.train(kinds["jsonl.gz"].inputs).model.ranked_tokens == want      # not raw JSON
+    assert trainer.train(kinds["directory"].inputs).model.ranked_tokens == want
+
+
+def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(tmp_path):
+    (tmp_path / "part[1].txt").write_text("one\n", encoding="utf-8")
+    assert resolve_inputs([tmp_path / "part[1].txt"]) == {"text": [str(tmp_path / "part[1].txt")]}
