@@ -22,7 +22,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from ..core import Tokenizer
 from ..errors import CorpusError
 from ..formats.count_table import iter_count_tables
-from ..formats.sources import iter_text_lines, read_documents, resolve_inputs
+from ..formats.sources import iter_documents
 from ..indic.lookup import MorphLookup
 from ..models import GreedTokModel
 from ..pre_tokenizers import ByteLevel
@@ -161,18 +161,6 @@ def evaluate_word_counts(tok: Tokenizer, word_counts: Mapping[str, int], *, num_
     }
 
 
-def _documents(inputs: Sequence[Union[str, os.PathLike]], text_column: str, encoding_errors: str) -> Iterator[str]:
-    """The documents of the inputs (:func:`~hf_greedtok.formats.sources.resolve_inputs`): a text
-    file's lines without their ends, a JSON Lines or parquet file's ``text_column`` values
-    without a line end closing them (so a document holding a line measures as that line does)."""
-    for kind, files in resolve_inputs(inputs).items():
-        if kind == "text":
-            yield from (line for _, _, line in iter_text_lines(files, encoding_errors))
-            continue
-        for f in files:
-            yield from (doc.rstrip("\r\n") for doc in read_documents(f, kind, text_column, encoding_errors))
-
-
 def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool, encoding_errors: str,
              text_column: str = "text") -> Iterator[tuple[list[str], list[int]]]:
     texts: list[str] = []
@@ -180,7 +168,7 @@ def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool, encoding_e
     if counts:
         rows = ((word, c) for _, _, word, c in iter_count_tables(inputs))
     else:
-        rows = ((doc, 1) for doc in _documents(inputs, text_column, encoding_errors) if doc.strip())
+        rows = ((doc, 1) for doc in iter_documents(inputs, text_column, encoding_errors) if doc.strip())
     for text, weight in rows:
         texts.append(text)
         weights.append(weight)

@@ -177,6 +177,26 @@ def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: s
             yield p, k, text.rstrip("\r\n")
 
 
+def iter_documents(inputs: Sequence[Union[str, os.PathLike]], text_column: str = "text",
+                   encoding_errors: str = "strict") -> Iterator[str]:
+    """The documents of INPUT arguments (:func:`resolve_inputs`), for measuring text rather than
+    counting it: a text file's lines without their ends (blank ones included), a JSON Lines or
+    parquet file's ``text_column`` values without a line end closing them (so a document
+    holding a line reads as that line does); text files first, then JSON Lines, then parquet,
+    each kind's files in the order given.
+
+    Raises:
+        CorpusError: as :func:`resolve_inputs`, :func:`iter_text_lines` and
+            :func:`read_documents` (file and line named).
+    """
+    for kind, files in resolve_inputs(inputs).items():
+        if kind == "text":
+            yield from (line for _, _, line in iter_text_lines(files, encoding_errors))
+            continue
+        for f in files:
+            yield from (doc.rstrip("\r\n") for doc in read_documents(f, kind, text_column, encoding_errors))
+
+
 def _raw_lines(path: str) -> Iterator[bytes]:
     """The lines of an input's bytes, each with its "\\n" (the last may lack it)."""
     rest = b""

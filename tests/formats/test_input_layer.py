@@ -234,3 +234,10 @@ def test_the_python_trainers_read_files_as_the_cli_does(kinds, tmp_path):
 def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(tmp_path):
     (tmp_path / "part[1].txt").write_text("one\n", encoding="utf-8")
     assert resolve_inputs([tmp_path / "part[1].txt"]) == {"text": [str(tmp_path / "part[1].txt")]}
+
+
+def test_compare_reads_the_lines_of_every_kind_alike(kinds):
+    from hf_greedtok.experiments.line_split import read_lines
+    want = [d[:-1] for d in documents()]
+    for name in ("txt", "txt-bom-crlf", "jsonl", "parquet", "txt.gz", "directory"):
+        assert read_lines(kinds[name].inputs) == want, name
