@@ -62,13 +62,16 @@ def check_pattern(pattern: Optional[str], units: str) -> None:
 
 
 def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
-    """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
-    (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
+    """The words of ``inputs`` (read as every command reads INPUTs, ``--text-column`` included,
+    or count tables with ``--counts``) split by ``pre``, refused (CorpusError) if nothing is left
+    to learn; the paper commands' corpus reading."""
     from ..trainers import INT64_MAX
+    from ..word_counts import resolve_corpus
 
     check_counts_options(args)
+    text_column = check_text_column(args, {} if args.counts else resolve_corpus(inputs))
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
                       num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
-                      max_count=INT64_MAX)
+                      max_count=INT64_MAX, text_column=text_column)
     check_learnable(wc, pre, ", ".join(map(str, inputs)))
     return wc
