@@ -12,10 +12,12 @@ digit, punctuation run or line end makes one superword chunk) is counted as piec
 (:func:`cut_word`), on every path, never refused.
 
 Every error names its place: file and line, or item index of an iterable. Inputs must be
-regular files (a directory or a device such as /dev/null is named as such). In tables and
-token lists, a UTF-8 byte order mark at the start of the file is dropped (it is an encoding
-signature, not part of the first word); in text corpora it is kept as text, as HF
-``tokenizers`` keeps it.
+regular files (a directory or a device such as /dev/null is named as such). A UTF-8 byte
+order mark at the start of a file is dropped, in text corpora, documents, tables and token
+lists alike: it is an encoding signature, not part of the first word (HF ``tokenizers``, which
+keeps it, would count it as text). The INPUT arguments of a corpus (globs, directories,
+compressed files, ``-``) are resolved by :func:`resolve_corpus` and counted by
+:func:`count_inputs`, for ``count`` and ``train`` alike.
 
 Worker processes die with their parent: on Linux the kernel kills them when it exits
 (``PR_SET_PDEATHSIG``), and everywhere a watchdog thread in each worker exits when its parent
@@ -27,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -42,13 +45,15 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import check_table_split, is_parquet_table, iter_count_tables, table_place  # noqa: F401
-from .formats.sources import (CHUNK_BYTES, check_input_file, iter_text_lines, iter_utf8_lines,  # noqa: F401
-                              text_chunks, text_lines)
+from .formats.count_table import (TSV_HEADER, check_table_split, is_parquet_table, iter_count_tables,  # noqa: F401
+                                  table_place)
+from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
+                              iter_utf8_lines, read_blocks, read_documents, resolve_inputs, text_chunks,
+                              text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .pre_tokenizers.patterns import GPT4_MARKS, find_split
-from .remote import local_path
+from .remote import is_uri, local_path
 
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
 _PR_SET_PDEATHSIG = 1           # linux/prctl.h
@@ -315,7 +320,8 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     than the trainer supports is counted as its :func:`cut_word` pieces.
 
     Args:
-        paths: text files, read line by line (each line keeps its "\\n").
+        paths: text files, read line by line (each line keeps its "\\n"); compressed ones
+            (``.gz``, ``.bz2``, ``.xz``, ``.zst``) decompressed, ``-`` standard input.
         encoding_errors: "strict" (an invalid byte is an error naming file and line),
             "replace" (U+FFFD) or "ignore" (dropped).
         num_proc: worker processes (default: all cores); small inputs are counted in-process.
@@ -329,12 +335,16 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    files = [local_path(p) for p in paths]     # a URI is named whole, not collapsed to s3:/...
+    # a URI is named whole, not collapsed to s3:/...; "-" is standard input
+    files = [STDIN if str(p) == STDIN else local_path(p) for p in paths]
     for p in files:
-        check_input_file(p)
-    total_bytes = sum(p.stat().st_size for p in files)
-    procs = _num_proc(num_proc) if total_bytes >= _PARALLEL_MIN_BYTES else 1
-    with progress_bar(total=total_bytes, unit="B", unit_scale=True, desc="counting words",
+        if p != STDIN:
+            check_input_file(p)
+    total_bytes = sum(p.stat().st_size for p in files if p != STDIN)
+    # standard input's size is unknown, a compressed file's bytes are more than its size
+    streamed = any(p == STDIN or compression(p) for p in files)
+    procs = _num_proc(num_proc) if streamed or total_bytes >= _PARALLEL_MIN_BYTES else 1
+    with progress_bar(total=None if streamed else total_bytes, unit="B", unit_scale=True, desc="counting words",
                       show=show_progress) as bar:
         return _run(text_chunks(files, bar), _count_file_chunk,
                     (pre_tokenizer, normalizer, encoding_errors, table), procs)
@@ -359,6 +369,79 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
             procs = 1
     batches = _text_batches(progress_bar(texts, desc="counting words", unit=" texts", show=show_progress), source)
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", table), procs)
+
+
+#: How much of a text input :func:`looks_like_count_table` reads.
+_TABLE_SNIFF_BYTES = 1 << 14
+_TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
+
+
+def looks_like_count_table(path: str) -> bool:
+    """Whether a text input's beginning looks like a ``word<TAB>count`` table: the header
+    ``hf-greedtok count`` writes, or at least two lines and every line (of the first 16 KB)
+    some text, a tab and an integer. Such a file is a count table given as text."""
+    head = next(read_blocks(path, _TABLE_SNIFF_BYTES), b"")
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if text.startswith(TSV_HEADER):
+        return True
+    lines = text.split("\n")
+    if len(head) == _TABLE_SNIFF_BYTES:
+        lines.pop()                 # cut by the read
+    lines = [line for line in lines if line.strip()]
+    return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines)
+
+
+def resolve_corpus(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
+    """{kind: [files]} of the INPUT arguments of a corpus to count
+    (:func:`hf_greedtok.formats.sources.resolve_inputs`), with text files that are count tables
+    refused: ``count``, ``train`` and :func:`hf_greedtok.distributed.count_words_distributed`
+    resolve their inputs here.
+
+    Raises:
+        CorpusError: as ``resolve_inputs``, or a text file that looks like a ``word<TAB>count``
+            table (:func:`looks_like_count_table`), with a hint to read it as one.
+    """
+    kinds = resolve_inputs(inputs, stdin=stdin)
+    for f in kinds.get("text", []):
+        if f != STDIN and not is_uri(f) and looks_like_count_table(f):
+            raise CorpusError(f, None, "looks like a count table (word<TAB>count lines), not text: give it to "
+                                       "`train --counts` (Python: read_count_tables)")
+    return kinds
+
+
+def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer,
+                 normalizer: Optional[UnicodeNormalizer] = None, *, text_column: str = "text",
+                 encoding_errors: str = "strict", num_proc: Optional[int] = None, show_progress: bool = True,
+                 table: bool = False) -> Union[Counter, ChunkTable]:
+    """{word: count} of resolved inputs (:func:`hf_greedtok.formats.sources.resolve_inputs`):
+    text files (and standard input) counted line by line in this machine's process pool
+    (:func:`count_words_in_files`), then each JSON Lines and parquet file's documents
+    (:func:`count_words`); a Counter, or with ``table`` a ChunkTable of the same counts. The
+    local engine of ``hf-greedtok count`` and ``train`` counts here, and equals the Ray
+    engine's :func:`hf_greedtok.distributed.count_words_distributed` word for word.
+
+    Args:
+        kinds: {"text" | "json" | "parquet": [files]}.
+        pre_tokenizer, normalizer: the counting pipeline
+            (:func:`hf_greedtok.special_tokens.counting_pipeline`).
+        text_column: the documents' field or column (dotted for nested ones).
+        encoding_errors, num_proc, show_progress, table: as :func:`count_words_in_files`.
+
+    Raises:
+        CorpusError: as :func:`count_words_in_files` and
+            :func:`~hf_greedtok.formats.sources.read_documents` (file and line named).
+    """
+    wc = ChunkTable() if table else Counter()
+    add = wc.merge if table else wc.update
+    if "text" in kinds:
+        add(count_words_in_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors=encoding_errors,
+                                 num_proc=num_proc, show_progress=show_progress, table=table))
+    for kind in ("json", "parquet"):
+        for f in kinds.get(kind, []):
+            docs = read_documents(f, kind, text_column, encoding_errors)
+            add(count_words(docs, pre_tokenizer, normalizer, num_proc=num_proc, show_progress=show_progress,
+                            source=f, table=table))
+    return wc
 
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
@@ -429,12 +512,14 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
                  normalizer: Optional[UnicodeNormalizer] = None, *, counts: bool = False,
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
                  show_progress: bool = True, max_count: Optional[int] = None,
-                 table: bool = False) -> Union[Counter, ChunkTable]:
-    """{word: count} of text files (:func:`count_words_in_files`) or, with ``counts``, of
-    ``word<TAB>count`` tables (:func:`read_count_tables`, with ``max_count``); as a ChunkTable
-    with ``table``, else a Counter; errors as there."""
+                 table: bool = False, text_column: str = "text") -> Union[Counter, ChunkTable]:
+    """{word: count} of a corpus's INPUTs (:func:`resolve_corpus`, then :func:`count_inputs`:
+    text, JSON Lines and parquet documents in their ``text_column``, compressed files, globs,
+    directories) or, with ``counts``, of ``word<TAB>count`` tables (:func:`read_count_tables`,
+    with ``max_count``); as a ChunkTable with ``table``, else a Counter; errors as there. The
+    Python trainers' ``train(files)`` counts here, so they read files as the CLI does."""
     if counts:
         return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count,
                                  table=table)
-    return count_words_in_files(paths, pre_tokenizer, normalizer, encoding_errors=encoding_errors,
-                                num_proc=num_proc, show_progress=show_progress, table=table)
+    return count_inputs(resolve_corpus(paths), pre_tokenizer, normalizer, text_column=text_column,
+                        encoding_errors=encoding_errors, num_proc=num_proc, show_progress=show_progress, table=table)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..defaults import ENCODING_ERRORS
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
-from .options import ENCODING_ERRORS_HELP, NORMALIZERS, UNITS, add_engine_options, local_path, workers_int
+from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, NORMALIZERS, UNITS, add_engine_options, add_text_column_option,
+                      local_path, workers_int)
 
 HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
         "pool or on Ray")
@@ -16,7 +17,8 @@ HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or
 def add_arguments(n: argparse.ArgumentParser) -> None:
     """count's arguments, in the order ``--help`` lists them."""
     n.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="UTF-8 text files (counted line by line), .jsonl or .parquet documents, or globs")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine); a word<TAB>count table is "
+                        "refused: it is counted already")
     n.add_argument("--output", "-o", type=local_path, required=True,
                    help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split "
                         "that made its words, and train refuses it with another")
@@ -35,7 +37,7 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
                    help="Unicode normalization (default none); give train the same")
     n.add_argument("--special-token", action="append", default=[],
                    help="a special token, cut out of the text before counting as encoding does (repeatable)")
-    n.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    add_text_column_option(n)
     n.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     add_engine_options(n, "count", "counting")
     n.add_argument("--num-proc", type=workers_int, default=None,
@@ -51,15 +53,15 @@ def run(args: argparse.Namespace) -> int:
     file or unmatched glob; OutputError: an existing output without ``--overwrite``, or an
     output that is an input)."""
     from ..errors import OutputError
-    from ..formats.sources import resolve_inputs
     from ..formats.count_table import write_count_table
     from ..normalizers import normalizer_from_name
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
-    from ..word_counts import check_learnable
-    from .inputs import check_pattern, check_uri_inputs
+    from ..word_counts import check_learnable, count_inputs, resolve_corpus
+    from .inputs import check_pattern, check_text_column, check_uri_inputs
 
-    kinds = resolve_inputs(args.inputs)
+    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local")
+    text_column = check_text_column(args, kinds)
     out: Path = args.output
     _check_output(out, kinds, args.overwrite)
     check_uri_inputs(args.inputs, args.engine)
@@ -84,11 +86,13 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
-                                     text_column=args.text_column, encoding_errors=args.encoding_errors,
+                                     text_column=text_column, encoding_errors=args.encoding_errors,
                                      address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
                                      show_progress=not args.quiet, table=chunks)
     else:
-        wc = _count_here(args, kinds, counting_pre, counting_norm, table=chunks)
+        wc = count_inputs(kinds, counting_pre, counting_norm, text_column=text_column,
+                          encoding_errors=args.encoding_errors, num_proc=args.num_proc,
+                          show_progress=not args.quiet, table=chunks)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
     summary = write_count_table(wc, out, counting_pre)
     omitted = ""
@@ -117,25 +121,3 @@ def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:
     if any(out.resolve() == Path(f).resolve() for files in kinds.values() for f in files if "://" not in f):
         raise OutputError(out, "is one of the inputs")
     check_writable(out)
-
-
-def _count_here(args: argparse.Namespace, kinds: dict, counting_pre, counting_norm, table: bool):
-    """The local engine: text files in this machine's process pool, then each JSON Lines and
-    parquet file's documents; a Counter, or with ``table`` a ChunkTable of the same counts."""
-    from collections import Counter
-
-    from .._chunk_table import ChunkTable
-    from ..formats.sources import read_documents
-    from ..word_counts import count_corpus, count_words
-
-    wc = ChunkTable() if table else Counter()
-    add = wc.merge if table else wc.update
-    if "text" in kinds:
-        add(count_corpus(kinds["text"], counting_pre, counting_norm, encoding_errors=args.encoding_errors,
-                         num_proc=args.num_proc, show_progress=not args.quiet, table=table))
-    for kind in ("json", "parquet"):
-        for f in kinds.get(kind, []):
-            docs = read_documents(f, kind, args.text_column, args.encoding_errors)
-            add(count_words(docs, counting_pre, counting_norm, num_proc=args.num_proc,
-                            show_progress=not args.quiet, source=f, table=table))
-    return wc

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..defaults import ENCODING_ERRORS
 from ..errors import CorpusError
-from .options import ENCODING_ERRORS_HELP, TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, local_path
+from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, TIKTOKEN_PATTERN, TOKENIZER_OR_VOCABULARY, add_text_column_option,
+                      local_path)
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer as HFTokenizer
@@ -24,8 +25,7 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
     """evaluate's arguments, in the order ``--help`` lists them."""
     e.add_argument("tokenizer", type=local_path, metavar="DIR", help=TOKENIZER_OR_VOCABULARY)
     e.add_argument("--pattern", default=None, help=TIKTOKEN_PATTERN)
-    e.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="UTF-8 text files to measure on (or count tables, TSV or .parquet, with --counts)")
+    e.add_argument("inputs", nargs="+", metavar="INPUT", help=f"{INPUT_HELP}; with --counts: count tables")
     e.add_argument("--counts", action="store_true", help="inputs are count tables: word<TAB>count TSV or .parquet "
                                                          "(word, count columns)")
     e.add_argument("--held-out", nargs="+", default=[], metavar="FILE",
@@ -35,6 +35,7 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
                    help="gold segmentation table (lookup format) for boundary precision/recall/F1")
     e.add_argument("--no-prefix-space", action="store_true",
                    help="with --counts: do not read table words as following a space (as train --no-prefix-space)")
+    add_text_column_option(e)
     e.add_argument("--encoding-errors", default="strict", choices=ENCODING_ERRORS, help=ENCODING_ERRORS_HELP)
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -96,16 +97,23 @@ def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, i
     is a chunk split."""
     from ..experiments.evaluation import evaluate_texts, evaluate_word_counts
     from ..special_tokens import counting_pipeline
-    from ..word_counts import count_corpus
+    from ..word_counts import count_inputs, read_count_tables, resolve_corpus
+    from .inputs import check_text_column
 
     result: dict = {}
+    # text read as count and train read it (a .jsonl is its documents, not raw JSON)
+    kinds = None if args.counts else resolve_corpus(inputs)
+    text_column = check_text_column(args, kinds or {})
     if greedtok is not None:
-        wc = count_corpus(inputs, *counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer,
-                                                     greedtok.model.special_tokens), counts=args.counts,
-                          encoding_errors=args.encoding_errors, prefix_space=not args.no_prefix_space,
-                          show_progress=not args.quiet)
+        pipeline = counting_pipeline(greedtok.pre_tokenizer, greedtok.normalizer, greedtok.model.special_tokens)
+        if args.counts:
+            wc = read_count_tables(inputs, *pipeline, prefix_space=not args.no_prefix_space)
+        else:
+            wc = count_inputs(kinds, *pipeline, text_column=text_column, encoding_errors=args.encoding_errors,
+                              show_progress=not args.quiet)
         if not wc:
             raise CorpusError(", ".join(inputs), None, "empty corpus: no words to evaluate")
         result.update(evaluate_word_counts(greedtok, wc))
-    result.update(evaluate_texts(backend, inputs, counts=args.counts, gold=gold, encoding_errors=args.encoding_errors))
+    result.update(evaluate_texts(backend, inputs, counts=args.counts, gold=gold, encoding_errors=args.encoding_errors,
+                                 text_column=text_column))
     return result

@@ -25,6 +25,29 @@ def check_uri_inputs(inputs: Sequence[str], engine: str) -> None:
         check_uri(uri)
 
 
+def check_text_column(args: argparse.Namespace, kinds: dict) -> str:
+    """The documents' field to read (``--text-column``, default "text"); refused when given
+    with inputs that have no fields (text files only), or with ``--counts`` tables, rather than
+    ignored.
+
+    Raises:
+        CorpusError: --text-column given and no input is JSON Lines or parquet (the first named).
+        ValueError: --text-column given with --counts.
+    """
+    from .options import DEFAULT_TEXT_COLUMN
+
+    if args.text_column is None:
+        return DEFAULT_TEXT_COLUMN
+    if getattr(args, "counts", False):
+        raise ValueError("--text-column names a field of .jsonl/.parquet documents; --counts tables have none")
+    if set(kinds) <= {"text"}:
+        first = next(iter(kinds.get("text", ["inputs"])))
+        raise CorpusError("standard input" if first == "-" else first, None,
+                          "--text-column names a field of .jsonl/.parquet documents, and the inputs are text "
+                          "files (no fields): drop --text-column")
+    return args.text_column
+
+
 def check_counts_options(args: argparse.Namespace) -> None:
     """ValueError for --no-prefix-space without --counts: it says how to read table entries, and
     text has none (a silent no-op would hide a forgotten --counts)."""
@@ -39,13 +62,16 @@ def check_pattern(pattern: Optional[str], units: str) -> None:
 
 
 def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
-    """The words of ``inputs`` (text, or count tables with ``--counts``) split by ``pre``, refused
-    (CorpusError) if nothing is left to learn; the paper commands' corpus reading."""
+    """The words of ``inputs`` (read as every command reads INPUTs, ``--text-column`` included,
+    or count tables with ``--counts``) split by ``pre``, refused (CorpusError) if nothing is left
+    to learn; the paper commands' corpus reading."""
     from ..trainers import INT64_MAX
+    from ..word_counts import resolve_corpus
 
     check_counts_options(args)
+    text_column = check_text_column(args, {} if args.counts else resolve_corpus(inputs))
     wc = count_corpus(inputs, pre, None, counts=args.counts, encoding_errors=args.encoding_errors,
                       num_proc=args.num_proc, prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
-                      max_count=INT64_MAX)
+                      max_count=INT64_MAX, text_column=text_column)
     check_learnable(wc, pre, ", ".join(map(str, inputs)))
     return wc

@@ -120,6 +120,21 @@ def local_path(text: str) -> Path:
     return Path(text)
 
 
+#: What an INPUT may be, in the help of every command that reads documents.
+INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.json (JSON Lines) or .parquet documents, any of "
+              "them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
+              "recursively)")
+#: --text-column's default: the field or column of JSON Lines and parquet documents.
+DEFAULT_TEXT_COLUMN = "text"
+
+
+def add_text_column_option(p: argparse.ArgumentParser) -> None:
+    """--text-column, default None (read as "text"), so that giving it with text-only inputs can be refused."""
+    p.add_argument("--text-column", default=None, metavar="FIELD",
+                   help=f"the documents' field in .jsonl inputs or column in .parquet inputs (default "
+                        f"{DEFAULT_TEXT_COLUMN}); a dotted path such as meta.body reaches a nested field")
+
+
 def add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_help: Optional[str] = None) -> None:
     """--engine and --ray-address of the commands that can run on Ray."""
     p.add_argument("--engine", choices=ENGINES, default="local",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..defaults import ENCODING_ERRORS
-from .options import ENCODING_ERRORS_HELP, MODES, add_engine_options, local_path, size_int, workers_int
+from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, MODES, add_engine_options, add_text_column_option,
+                      local_path, size_int, workers_int)
 
 HELP = ("tokenize a dataset with a saved tokenizer into a folder of parquet files (input_ids, optional "
         "attention_mask), in this process or on Ray")
@@ -15,13 +16,12 @@ def add_arguments(z: argparse.ArgumentParser) -> None:
     """tokenize's arguments, in the order ``--help`` lists them."""
     z.add_argument("tokenizer", type=local_path, metavar="DIR", help="any folder `train` writes")
     z.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="UTF-8 text files (one document per line, keeping its line end), .jsonl or .parquet "
-                        "documents, or globs; one kind per run")
+                   help=f"{INPUT_HELP}; one kind per run (a text file's documents keep their line ends)")
     z.add_argument("--output", "-o", type=local_path, required=True,
                    help="the folder of parquet files to create; row k is document k of the inputs in order")
     z.add_argument("--mode", choices=MODES, default=None,
                    help="GreedTok folders: the encoder (default: the folder's)")
-    z.add_argument("--text-column", default="text", help="the documents' field in .jsonl/.parquet inputs")
+    add_text_column_option(z)
     z.add_argument("--attention-mask", action="store_true", help="also write attention_mask (all ones)")
     z.add_argument("--no-special-tokens", action="store_true",
                    help="leave out the BOS/EOS the tokenizer adds (add_special_tokens=False)")
@@ -43,10 +43,13 @@ def run(args: argparse.Namespace) -> int:
     output are checked before any work (CorpusError, GreedTokFileError, OutputError,
     FileExistsError: exit 2)."""
     from .._threads import available_cores
-    from .inputs import check_uri_inputs
+    from ..formats.sources import resolve_inputs
+    from .inputs import check_text_column, check_uri_inputs
 
     check_uri_inputs(args.inputs, args.engine)
-    options = dict(mode=args.mode, text_column=args.text_column, add_special_tokens=not args.no_special_tokens,
+    # the readers resolve the inputs again; here for --text-column's check, before any work
+    text_column = check_text_column(args, resolve_inputs(args.inputs))
+    options = dict(mode=args.mode, text_column=text_column, add_special_tokens=not args.no_special_tokens,
                    attention_mask=args.attention_mask, encoding_errors=args.encoding_errors,
                    batch_size=args.batch_size, overwrite=args.overwrite)
     if args.engine == "local":          # the local engine never imports hf_greedtok.distributed

@@ -9,8 +9,9 @@ from typing import Optional
 from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from ..errors import CorpusError
-from .options import (MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options, count_int,
-                      local_path, positive_float, vocab_int, word_tokens_int, workers_int)
+from .options import (INPUT_HELP, MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options,
+                      add_text_column_option, count_int, local_path, positive_float, vocab_int, word_tokens_int,
+                      workers_int)
 
 HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory"
 
@@ -18,7 +19,8 @@ HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory
 def add_arguments(t: argparse.ArgumentParser) -> None:
     """train's arguments, in the order ``--help`` lists them."""
     t.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="UTF-8 text files (or count tables, TSV or .parquet, with --counts)")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine); with --counts: count tables "
+                        "(TSV or .parquet)")
     size = t.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", "-k", type=vocab_int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
@@ -29,6 +31,7 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
     _add_pipeline_options(t)
     _add_special_token_options(t)
     _add_greedtok_options(t)
+    add_text_column_option(t)
     add_engine_options(t, "count the words", "counting")
     add_corpus_options(t, "GreedTok: longest candidate token in singletons, inclusive (default %(default)s)")
 
@@ -106,13 +109,17 @@ def run(args: argparse.Namespace) -> int:
     inputs (``cli.main`` prints them in one line, exit 2)."""
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
-    from .inputs import check_counts_options, check_uri_inputs
+    from ..word_counts import resolve_corpus
+    from .inputs import check_counts_options, check_text_column, check_uri_inputs
     from .output import refuse_existing, write_output
 
     out: Path = args.output
     refuse_existing(args, TOKENIZER)
-    check_uri_inputs(args.inputs, args.engine)
     check_counts_options(args)
+    # the corpus, resolved and checked before any work (count tables are read by their own reader)
+    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local")
+    args.text_column = check_text_column(args, args.input_kinds or {})
+    check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
     specials = list(dict.fromkeys([*args.special_token, *(t for t in named.values() if t)]))
     for flag, name in (("--add-bos-token", "bos_token"), ("--add-eos-token", "eos_token")):
@@ -191,12 +198,13 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     # (a missing input is left to the counter, which names it)
-    if args.superwords and args.max_memory is not None and not args.counts and args.engine == "local" \
-            and all(Path(f).is_file() for f in args.inputs):
+    if args.superwords and args.max_memory is not None and not args.counts and args.engine == "local":
         from ..trainers.memory_estimate import chunk_budget_check
 
+        # the files' sizes on disk (a compressed file's text is larger; standard input's is unknown)
         chunk_budget_check(args.chunk_budget_mb or DEFAULT_CHUNK_BUDGET_MB,
-                           sum(Path(f).stat().st_size for f in args.inputs), args.max_memory)
+                           sum(Path(f).stat().st_size for fs in args.input_kinds.values() for f in fs if f != "-"),
+                           args.max_memory)
     wc = _training_counts(args, pre, normalizer, specials)
     k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
     trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
@@ -363,22 +371,24 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     the memory; from text, count tables or Ray)."""
     from ..special_tokens import counting_pipeline
     from ..trainers import INT64_MAX
-    from ..word_counts import check_learnable, count_corpus
+    from ..word_counts import check_learnable, count_inputs, read_count_tables
 
     if args.engine == "ray":
         if args.counts:
             raise ValueError("--counts reads finished tables: nothing to count on Ray; drop --engine ray")
         from ..distributed.counting import count_words_distributed
         wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=specials,
-                                     encoding_errors=args.encoding_errors, address=args.ray_address,
-                                     num_cpus=args.num_proc, max_retries=args.max_retries,
+                                     text_column=args.text_column, encoding_errors=args.encoding_errors,
+                                     address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
                                      show_progress=not args.quiet, table=args.superwords)
-    else:
-        wc = count_corpus(args.inputs, *counting_pipeline(pre, normalizer, specials), counts=args.counts,
-                          encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                          prefix_space=not args.no_prefix_space, show_progress=not args.quiet,
-                          max_count=INT64_MAX if args.algorithm == "greedtok" else None,
-                          table=args.superwords)
+    elif args.counts:
+        wc = read_count_tables(args.inputs, *counting_pipeline(pre, normalizer, specials),
+                               prefix_space=not args.no_prefix_space,
+                               max_count=INT64_MAX if args.algorithm == "greedtok" else None, table=args.superwords)
+    else:       # as `hf-greedtok count` counts
+        wc = count_inputs(args.input_kinds, *counting_pipeline(pre, normalizer, specials),
+                          text_column=args.text_column, encoding_errors=args.encoding_errors,
+                          num_proc=args.num_proc, show_progress=not args.quiet, table=args.superwords)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
     if args.counts and args.superwords:
         _check_chunk_table(args, wc)

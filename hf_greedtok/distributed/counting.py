@@ -43,7 +43,7 @@ import numpy as np
 from .._chunk_table import ChunkTable, table_from_buffers
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
-from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs
+from ..formats.sources import parquet_pieces, read_bytes, read_documents
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..special_tokens import counting_pipeline
@@ -189,15 +189,19 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     """{word: count} of a corpus, counted on Ray; equal to single-process counting.
 
     Args:
-        source: a path, glob or list of them (``.jsonl``/``.json``: JSON Lines documents,
-            ``.parquet``: documents, anything else: UTF-8 text counted line by line; kinds may be
-            mixed; URIs such as ``s3://`` go to pyarrow's and Ray's filesystems unchecked), or a
+        source: a path, glob, directory or list of them, resolved as the local engine resolves
+            them (:func:`hf_greedtok.word_counts.resolve_corpus`: ``.jsonl``/``.json``: JSON Lines
+            documents, ``.parquet``: documents, anything else: UTF-8 text counted line by line;
+            ``.gz``/``.bz2``/``.xz``/``.zst`` read decompressed; kinds may be mixed; URIs such as
+            ``s3://`` go to pyarrow's and Ray's filesystems unchecked; ``-``, standard input, is
+            refused: a task cannot read it), or a
             ``ray.data.Dataset`` or Hugging Face ``datasets.Dataset`` whose ``text_column``
             holds the documents.
         pre_tokenizer: the trainer's pre-tokenizer (default :class:`ByteLevel`, gpt4 pattern).
         normalizer: the trainer's normalizer, or None.
         special_tokens: cut out of the raw text before normalizing, as encoding does.
-        text_column: the documents' column (JSON, parquet, Dataset).
+        text_column: the documents' field or column (JSON, parquet, Dataset); dotted for a
+            nested one (JSON, parquet).
         encoding_errors: invalid UTF-8 in text files: "strict", "replace" or "ignore".
         address: None starts a local cluster when Ray is not initialized yet (``num_cpus``);
             ``"auto"`` or an address joins one. An existing connection is always used as is.
@@ -218,7 +222,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         inputs with ``counting_pipeline(pre_tokenizer, normalizer, special_tokens)``.
 
     Raises:
-        CorpusError: a missing file or unmatched glob (before Ray starts); invalid UTF-8
+        CorpusError: a missing file, unmatched glob or a count table given as text (before Ray
+            starts); invalid UTF-8
             (strict), a NUL byte or a non-str document (file and line named, raised from the
             failing task). A word longer than the trainer supports is counted as its pieces, in
             the task (:func:`hf_greedtok.word_counts.cut_word`), as when counting here.
@@ -235,7 +240,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     ray = require_ray()
     is_dataset = is_dataset_source(source)
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
-    kinds = None if is_dataset else resolve_inputs([source] if isinstance(source, (str, os.PathLike)) else source)
+    kinds = None if is_dataset else _wc.resolve_corpus([source] if isinstance(source, (str, os.PathLike))
+                                                       else source)
     with ray_session(address, num_cpus, quiet=not show_progress):
         # one partition per CPU: each sum task then holds distinct words / partitions rows
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -157,8 +157,9 @@ def tokenize_dataset(source: Source, tokenizer_dir: Union[str, os.PathLike], out
 
     Args:
         source: text files (one document per line, each keeping its ``"\\n"``), ``.jsonl``/
-            ``.json`` (JSON Lines, ``text_column`` per line) or ``.parquet`` files, globs, one
-            kind per call; or a ``ray.data.Dataset`` / Hugging Face ``datasets.Dataset`` (Ray
+            ``.json`` (JSON Lines, ``text_column`` per line) or ``.parquet`` files, compressed
+            ones, globs or directories
+            (:func:`~hf_greedtok.formats.sources.resolve_inputs`), one kind per call; or a ``ray.data.Dataset`` / Hugging Face ``datasets.Dataset`` (Ray
             engine) with a ``text_column``.
         tokenizer_dir: any folder ``hf-greedtok train`` writes, or a ``Tokenizer.save`` folder.
         output: the folder to create (a path every Ray worker can write, e.g. a shared file

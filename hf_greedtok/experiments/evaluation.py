@@ -23,7 +23,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from ..core import Tokenizer
 from ..errors import CorpusError
 from ..formats.count_table import iter_count_tables
-from ..formats.sources import iter_text_lines
+from ..formats.sources import iter_documents
 from ..indic.lookup import MorphLookup
 from ..models import MODES, GreedTokModel
 from ..pre_tokenizers import ByteLevel
@@ -167,14 +167,14 @@ def _per_mode(name: str, figures: Mapping[str, float], mode: str) -> dict:
     return {name: figures[mode], **{f"{name}_{m}": figures[m] for m in MODES}}
 
 
-def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,
-             encoding_errors: str) -> Iterator[tuple[list[str], list[int]]]:
+def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool, encoding_errors: str,
+             text_column: str = "text") -> Iterator[tuple[list[str], list[int]]]:
     texts: list[str] = []
     weights: list[int] = []
     if counts:
         rows = ((word, c) for _, _, word, c in iter_count_tables(inputs))
     else:
-        rows = ((line, 1) for _, _, line in iter_text_lines(inputs, encoding_errors) if line.strip())
+        rows = ((doc, 1) for doc in iter_documents(inputs, text_column, encoding_errors) if doc.strip())
     for text, weight in rows:
         texts.append(text)
         weights.append(weight)
@@ -186,10 +186,14 @@ def _batches(inputs: Sequence[Union[str, os.PathLike]], counts: bool,
 
 
 def evaluate_texts(backend: HFTokenizer, inputs: Sequence[Union[str, os.PathLike]], *, counts: bool = False,
-                   gold: Optional[MorphLookup] = None, encoding_errors: str = "strict") -> dict:
+                   gold: Optional[MorphLookup] = None, encoding_errors: str = "strict",
+                   text_column: str = "text") -> dict:
     """Fertility, continued words, mark-initial tokens, Rényi efficiency and boundary F1.
 
-    Every non-blank line of the text files (without its line end), or every word of the
+    Every non-blank line of the text files (without its line end) and document of the JSON
+    Lines and parquet files (their ``text_column``, without a closing line end; inputs as every
+    command reads them,
+    :func:`~hf_greedtok.formats.sources.resolve_inputs`), or every word of the
     ``word<TAB>count`` tables weighted by its count, is encoded by ``backend`` without special
     tokens; token offsets (characters) give the metrics of :class:`TokenizationStats`, with
     ``vocab_size`` = the backend's size including added tokens. Keys: ``fertility`` (tokens per
@@ -203,7 +207,7 @@ def evaluate_texts(backend: HFTokenizer, inputs: Sequence[Union[str, os.PathLike
         CorpusError: unreadable input (file and line given) or no words.
     """
     stats = TokenizationStats()
-    for texts, weights in _batches(inputs, counts, encoding_errors):
+    for texts, weights in _batches(inputs, counts, encoding_errors, text_column):
         for text, enc, w in zip(texts, backend.encode_batch(texts, add_special_tokens=False), weights):
             stats.add(text, enc.offsets, enc.ids, w)
     try:

@@ -15,7 +15,7 @@ import os
 from fractions import Fraction
 from typing import Sequence, Union
 
-from ..formats.sources import iter_text_lines
+from ..formats.sources import iter_documents
 
 __all__ = ["check_fraction", "read_lines", "split_lines", "split_mask"]
 
@@ -57,10 +57,13 @@ def split_lines(lines: Sequence[str], fraction: float) -> tuple[list[str], list[
             [line for line, held in zip(lines, mask) if held])
 
 
-def read_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict") -> list[str]:
-    """Every line of UTF-8 text files, in order, without its line end (blank lines kept).
+def read_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict",
+               text_column: str = "text") -> list[str]:
+    """Every line of UTF-8 text files, in order, without its line end (blank lines kept), and
+    every document of JSON Lines and parquet inputs (their ``text_column``), as every command
+    reads its INPUTs (:func:`hf_greedtok.formats.sources.iter_documents`).
 
     Raises:
         CorpusError: a missing file, invalid UTF-8 (strict) or a NUL byte (file and line named).
     """
-    return [line for _, _, line in iter_text_lines(paths, encoding_errors)]
+    return list(iter_documents(paths, text_column, encoding_errors))

@@ -2,22 +2,38 @@
 
 No Ray here: the local engine (``hf-greedtok count/train/tokenize --engine local``) and the Ray
 tasks read inputs with these same functions, so both see the same documents and name the same
-file and line in their errors. An input is a file, a glob or a URI (:func:`resolve_inputs`); its
-kind comes from its name (:func:`input_kind`): ``.jsonl``/``.json`` (JSON Lines, one document per
-line, its text in ``text_column``), ``.parquet`` (one document per row) or anything else (a UTF-8
-text file, counted line by line as :func:`hf_greedtok.word_counts.count_words_in_files` counts
-it). Documents of JSON Lines and parquet files: :func:`read_documents`; lines of a UTF-8 file:
-:func:`iter_utf8_lines`.
+file and line in their errors. An INPUT is a file, a glob (quoted or not), a directory (its
+files, recursively), a URI or ``-`` (standard input, where the caller allows it):
+:func:`resolve_inputs` turns the INPUT arguments into files by kind. A file's kind comes from
+its name (:func:`input_kind`), under a compression suffix (``.gz``, ``.bz2``, ``.xz``: the
+standard library; ``.zst``: the ``zstandard`` package), so ``x.jsonl.gz`` is JSON Lines:
+
+* ``.jsonl``/``.json``: JSON Lines, one document per line, its text in the field
+  ``text_column`` (a dotted path such as ``meta.body`` reaches a nested field);
+* ``.parquet``: one document per row (the column ``text_column``, dotted for a struct field);
+* anything else: UTF-8 text, one document per line, each keeping its line end (``"\\n"``, or
+  ``"\\r\\n"`` as written), as :func:`hf_greedtok.word_counts.count_words_in_files` counts it.
+
+A UTF-8 byte order mark opening a file (or standard input) is dropped on every kind: it is an
+encoding signature, not text. Bytes of every kind are read by :func:`read_blocks`
+(decompressing), documents of a JSON Lines or parquet file by :func:`read_documents`, lines of
+a chunk of text by :func:`text_lines`.
 """
 from __future__ import annotations
 
+import bz2
+import codecs
+import contextlib
 import glob
+import gzip
 import json
+import lzma
 import os
 import re
 import stat
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, BinaryIO, Iterator, Optional, Sequence, Union
 
 from ..defaults import ENCODING_ERRORS
 from ..errors import CorpusError
@@ -30,6 +46,12 @@ _BOM = "\ufeff"
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
 
 KINDS = ("text", "json", "parquet")
+#: The INPUT that names standard input (read as UTF-8 text lines).
+STDIN = "-"
+#: Compression suffixes an input may carry, and what reads them.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
+_UTF8_BOM = codecs.BOM_UTF8
+
 #: Text files are read in chunks of about this many bytes, cut at line ends (:func:`text_chunks`).
 CHUNK_BYTES = 1 << 22
 
@@ -81,7 +103,11 @@ def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) 
     Raises:
         CorpusError: a NUL byte, or invalid UTF-8 under ``encoding_errors="strict"`` (file and
             line named).
+
+    A byte order mark opening the file (``first_line`` 1) is dropped, as on every kind.
     """
+    if first_line == 1 and data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
     nul = data.find(b"\0")
     if nul >= 0:
         raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
@@ -100,58 +126,102 @@ def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) 
     return lines
 
 
-def text_chunks(paths: Sequence[Path], bar: Optional["tqdm"] = None) -> Iterator[tuple[str, int, bytes]]:
-    """(file, number of the chunk's first line, bytes) of text files, read in chunks of about
+def text_chunks(paths: Sequence[Union[str, os.PathLike]], bar: Optional["tqdm"] = None
+                ) -> Iterator[tuple[str, int, bytes]]:
+    """(file, number of the chunk's first line, bytes) of text files (compressed ones
+    decompressed, ``-`` standard input: :func:`read_blocks`), read in chunks of about
     :data:`CHUNK_BYTES` cut after a ``"\\n"`` (a file's last chunk may end without one), for
     :func:`text_lines`; ``bar`` is advanced by the bytes read. The paths are not checked."""
     for path in paths:
         line = 1
         rest = b""
-        with open(path, "rb") as f:
-            while True:
-                block = f.read(CHUNK_BYTES)
-                if bar is not None:
-                    bar.update(len(block))
-                if not block:
-                    break
-                data = rest + block
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = data
-                    continue
-                yield str(path), line, data[:cut]
-                line += data.count(b"\n", 0, cut)
-                rest = data[cut:]
+        for block in read_blocks(str(path)):
+            if bar is not None:
+                bar.update(len(block))
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            yield str(path), line, data[:cut]
+            line += data.count(b"\n", 0, cut)
+            rest = data[cut:]
         if rest:
             yield str(path), line, rest
 
 
 def iter_text_lines(paths: Sequence[Union[str, os.PathLike]], encoding_errors: str = "strict"
                     ) -> Iterator[tuple[Path, int, str]]:
-    """(file, line number, line without its end) of UTF-8 text files; errors name file and line.
+    """(file, line number, line without its end) of UTF-8 text files (compressed ones
+    decompressed, ``-`` standard input: :func:`read_blocks`); a byte order mark opening a file
+    is dropped; errors name file and line.
 
     Raises:
-        CorpusError: a missing file, invalid UTF-8 (strict), or a NUL byte.
+        CorpusError: a missing file, invalid UTF-8 (strict), a NUL byte, damaged compressed data.
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-    for p in map(local_path, paths):
-        check_input_file(p)
-        with open(p, "rb") as f:
-            for k, raw in enumerate(f, 1):
-                if b"\0" in raw:
-                    raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
-                try:
-                    text = raw.decode("utf-8", errors=encoding_errors)
-                except UnicodeDecodeError as e:
-                    raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
-                                                 "--encoding-errors replace or ignore to accept it") from None
-                yield p, k, text.rstrip("\r\n")
+    for p in (STDIN if str(p) == STDIN else local_path(p) for p in paths):
+        if p != STDIN:
+            check_input_file(p)
+        for k, raw in enumerate(_raw_lines(str(p)), 1):
+            if k == 1 and raw.startswith(_UTF8_BOM):
+                raw = raw[len(_UTF8_BOM):]
+            if b"\0" in raw:
+                raise CorpusError(str(p), k, "NUL byte: this looks like a binary file, not text")
+            try:
+                text = raw.decode("utf-8", errors=encoding_errors)
+            except UnicodeDecodeError as e:
+                raise CorpusError(str(p), k, f"invalid UTF-8 (byte 0x{raw[e.start]:02x}); pass "
+                                             "--encoding-errors replace or ignore to accept it") from None
+            yield p, k, text.rstrip("\r\n")
+
+
+def iter_documents(inputs: Sequence[Union[str, os.PathLike]], text_column: str = "text",
+                   encoding_errors: str = "strict") -> Iterator[str]:
+    """The documents of INPUT arguments (:func:`resolve_inputs`), for measuring text rather than
+    counting it: a text file's lines without their ends (blank ones included), a JSON Lines or
+    parquet file's ``text_column`` values without a line end closing them (so a document
+    holding a line reads as that line does); text files first, then JSON Lines, then parquet,
+    each kind's files in the order given.
+
+    Raises:
+        CorpusError: as :func:`resolve_inputs`, :func:`iter_text_lines` and
+            :func:`read_documents` (file and line named).
+    """
+    for kind, files in resolve_inputs(inputs).items():
+        if kind == "text":
+            yield from (line for _, _, line in iter_text_lines(files, encoding_errors))
+            continue
+        for f in files:
+            yield from (doc.rstrip("\r\n") for doc in read_documents(f, kind, text_column, encoding_errors))
+
+
+def _raw_lines(path: str) -> Iterator[bytes]:
+    """The lines of an input's bytes, each with its "\\n" (the last may lack it)."""
+    rest = b""
+    for block in read_blocks(path):
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest
+
+
+def compression(path: Union[str, os.PathLike]) -> Optional[str]:
+    """The compression suffix of an input's name (a key of :data:`COMPRESSIONS`), or None."""
+    name = str(path).lower()
+    return next((suffix for suffix in COMPRESSIONS if name.endswith(suffix)), None)
 
 
 def input_kind(path: Union[str, os.PathLike]) -> str:
-    """"json", "parquet" or "text", from the file name (case-insensitive suffix)."""
+    """"json", "parquet" or "text", from the file name (case-insensitive suffix, under a
+    compression suffix: ``x.jsonl.gz`` is "json"); standard input (``-``) is "text"."""
     name = str(path).lower()
+    suffix = compression(name)
+    if suffix:
+        name = name[:-len(suffix)]
     if name.endswith((".jsonl", ".json")):
         return "json"
     if name.endswith(".parquet"):
@@ -159,51 +229,154 @@ def input_kind(path: Union[str, os.PathLike]) -> str:
     return "text"
 
 
+def _decompressor(raw: BinaryIO, suffix: str, path: str) -> BinaryIO:
+    """A binary file object reading ``raw`` decompressed by the codec of ``suffix``."""
+    if suffix == ".gz":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if suffix == ".bz2":
+        return bz2.BZ2File(raw)
+    if suffix == ".xz":
+        return lzma.LZMAFile(raw)
+    try:
+        import zstandard
+    except ImportError:
+        raise ImportError(f"{path}: reading .zst files needs the zstandard package: pip install "
+                          "'hf-greedtok[zstd]' (or pip install zstandard)") from None
+    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+
+
+def _decompression_errors() -> tuple:
+    errors: tuple = (OSError, EOFError, lzma.LZMAError)
+    try:
+        import zstandard
+        errors += (zstandard.ZstdError,)
+    except ImportError:
+        pass
+    return errors
+
+
+@contextlib.contextmanager
+def _raw_stream(path: str) -> Iterator[BinaryIO]:
+    """The undecoded bytes of a local file, a URI (pyarrow's filesystems, as Ray Data reads one)
+    or standard input (``-``, left open)."""
+    if path == STDIN:
+        yield sys.stdin.buffer
+    elif is_uri(path):
+        from pyarrow import fs
+        filesystem, inner = fs.FileSystem.from_uri(path)
+        with filesystem.open_input_stream(inner) as f:
+            yield f
+    else:
+        with open(path, "rb") as f:
+            yield f
+
+
+def read_blocks(path: str, size: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """The bytes of an input, in blocks of at most ``size``, decompressed when its name has a
+    compression suffix (:data:`COMPRESSIONS`); ``path`` is a local path, a URI or ``-``
+    (standard input). Every reader of every engine gets its bytes here.
+
+    Raises:
+        CorpusError: the file cannot be read, or its compressed data is damaged or cut short
+            (named as given, the reason in one line).
+        ImportError: a ``.zst`` file without the zstandard package.
+    """
+    suffix = compression(path)
+    errors = (OSError,) if suffix is None else _decompression_errors()
+    try:
+        with _raw_stream(path) as raw:
+            f = raw if suffix is None else _decompressor(raw, suffix, path)
+            while True:
+                block = f.read(size)
+                if not block:
+                    return
+                yield block
+    except errors as e:         # pyarrow's I/O errors are OSErrors too
+        how = "" if suffix is None else f" as {COMPRESSIONS[suffix]} data"
+        raise CorpusError(str(path), None, f"cannot be read{how} ({message_first_line(e)})") from None
+
+
 def read_bytes(path: str) -> bytes:
-    """A text file's bytes, read whole; a URI (``s3://``...) through pyarrow's filesystems, as
-    Ray Data reads one.
+    """An input's bytes, read whole (:func:`read_blocks`: decompressed, a URI through
+    pyarrow's filesystems).
 
     Raises:
         CorpusError: the file cannot be read (named as given, a URI whole; the reason in one line).
+        ImportError: a ``.zst`` file without the zstandard package.
     """
-    try:
-        if is_uri(path):
-            from pyarrow import fs
-            filesystem, inner = fs.FileSystem.from_uri(path)
-            with filesystem.open_input_stream(inner) as f:
+    if compression(path) is None and path != STDIN and not is_uri(path):
+        try:                     # the plain local file: one read, no copy
+            with open(path, "rb") as f:
                 return f.read()
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:         # pyarrow's I/O errors are OSErrors too
-        raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
+        except OSError as e:
+            raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
+    return b"".join(read_blocks(path))
 
 
-def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]]) -> dict[str, list[str]]:
-    """{kind: [files]} of ``inputs``, each a file, a glob (``*``, ``?``, ``[``; sorted matches) or a
-    URI (passed through unchecked), in the order given; kinds with no file are left out.
+def _folder_files(folder: str) -> list[str]:
+    """The files under ``folder``, recursively, sorted by their path; names starting with
+    ``.`` or ``_`` are skipped (hidden files, and the ``_`` files parquet readers skip, such as
+    the manifest of a folder hf-greedtok wrote), files and folders alike."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        found += [os.path.join(root, f) for f in files if not f.startswith((".", "_"))]
+    return sorted(found)
+
+
+def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
+    """{kind: [files]} of the INPUT arguments, in the order given; kinds with no file are left
+    out. Every command and engine turns its INPUTs into files here.
+
+    An INPUT is a file, a glob (``*``, ``?``, ``[``, ``**``; its matches sorted, quoted or
+    not), a directory (its files, recursively, sorted; names starting with ``.`` or ``_``
+    skipped), a URI (passed through unchecked) or, with ``stdin``, ``-``: standard input, read
+    as text. A file's kind: :func:`input_kind`.
+
+    Args:
+        stdin: whether ``-`` may name standard input (commands that stream it on this machine).
 
     Raises:
-        CorpusError: an empty list, a glob matching no file, or a missing or non-regular file
-            (named, before any counting starts).
+        CorpusError: an empty list, a glob or directory with no file, a missing or non-regular
+            file, a compressed parquet file, ``-`` where standard input is not read (or given
+            twice) (named, before any work).
     """
     if not inputs:
         raise CorpusError("inputs", None, "no input files given")
     out: dict[str, list[str]] = {}
     for item in map(str, inputs):
-        if is_uri(item):
+        if item == STDIN:
+            if not stdin:
+                raise CorpusError(STDIN, None, "standard input is read by `count` and `train` on the local engine "
+                                               "only; give files")
+            if STDIN in out.get("text", []):
+                raise CorpusError(STDIN, None, "standard input given twice")
+            out.setdefault("text", []).append(STDIN)
+            continue
+        if is_uri(item) or (glob.has_magic(item) and os.path.isfile(item)):    # a file named "a[1].txt"
             files = [item]
         elif glob.has_magic(item):
-            files = sorted(glob.glob(item, recursive=True))
+            matches = sorted(glob.glob(item, recursive=True))
+            files = [f for m in matches for f in (_folder_files(m) if os.path.isdir(m) else [m])]
             if not files:
                 raise CorpusError(item, None, "no file matches this pattern")
+        elif os.path.isdir(item):
+            files = _folder_files(item)
+            if not files:
+                raise CorpusError(item, None, "a directory with no input file in it (names starting with . or _ "
+                                              "are skipped)")
         else:
             files = [item]
         for f in files:
+            kind = input_kind(f)
             if not is_uri(f):
                 check_input_file(Path(f))
-            out.setdefault(input_kind(f), []).append(f if is_uri(f) else os.path.abspath(f))
+                if kind == "parquet" and compression(f):
+                    raise CorpusError(f, None, "a compressed parquet file: parquet compresses its own pages; "
+                                               "decompress it first")
+                f = os.path.abspath(f)
+            out.setdefault(kind, []).append(f)
     return out
-
 
 
 def single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
@@ -265,36 +438,47 @@ def _parquet_file(path: str):
 
 def read_documents(path: str, kind: str, text_column: str, encoding_errors: str = "strict",
                    row_groups: Optional[Sequence[int]] = None) -> Iterator[str]:
-    """The documents of a JSON Lines or parquet file, in file order: each line's (each row's)
-    ``text_column`` value. Both engines, counting and tokenizing alike, read files with this one
-    function, so they see the same documents and report the same errors.
+    """The documents of one input file of any kind, in file order: a text file's lines (each
+    keeping its line end, cut as :func:`text_lines` cuts them), a JSON Lines file's lines' (a
+    parquet file's rows') ``text_column`` values. Both engines, counting and tokenizing alike,
+    read files with these readers (text files in chunks, :func:`text_chunks` or
+    :func:`read_bytes`, then :func:`text_lines`), so they see the same documents and report the
+    same errors.
 
     Args:
-        path: a local path or a URI (``s3://``...; read through pyarrow's filesystems).
-        kind: "json" (JSON Lines: one object a line, blank lines skipped) or "parquet".
-        text_column: the documents' field (JSON) or column (parquet).
-        encoding_errors: invalid UTF-8 in a JSON Lines file: "strict" (an error naming the
-            line), "replace" or "ignore", as for text files.
+        path: a local path, a URI (``s3://``...; read through pyarrow's filesystems) or, for
+            text, ``-`` (standard input). Compressed files are read decompressed.
+        kind: :func:`input_kind`'s "text", "json" (JSON Lines: one object a line, blank lines
+            skipped) or "parquet".
+        text_column: the documents' field (JSON) or column (parquet): a key or column of that
+            name, else a dotted path through nested objects or struct columns (``meta.body``).
+        encoding_errors: invalid UTF-8 in a text or JSON Lines file: "strict" (an error naming
+            the line), "replace" or "ignore".
         row_groups: parquet: only these row groups (a run :func:`parquet_pieces` gives); rows
             are still numbered from the start of the file in errors.
 
     Raises:
-        CorpusError: naming the file and the line (JSON) or row (parquet, counted from 1):
-            invalid UTF-8 (strict), invalid JSON, a line that is not an object or lacks the
-            field, a missing column, a document that is not a string (null, number...), or a
-            file that is not parquet.
-        ImportError: parquet without pyarrow.
+        CorpusError: naming the file and the line (text, JSON) or row (parquet, counted from 1):
+            invalid UTF-8 (strict), a NUL byte in text, invalid JSON, a line that is not an
+            object or lacks the field, a missing column, a document that is not a string (null,
+            number...), a file that is not parquet, damaged compressed data.
+        ImportError: parquet without pyarrow, ``.zst`` without zstandard.
     """
-    if kind == "json":
+    if kind == "text":
+        for source, first, data in text_chunks([path]):
+            yield from text_lines(source, first, data, encoding_errors)
+    elif kind == "json":
         yield from _json_documents(path, text_column, encoding_errors)
     elif kind == "parquet":
         yield from _parquet_documents(path, text_column, row_groups)
     else:
-        raise ValueError(f"read_documents reads json or parquet files, not {kind!r}")
+        raise ValueError(f"read_documents reads text, json or parquet files, not {kind!r}")
 
 
 def _json_documents(path: str, text_column: str, encoding_errors: str) -> Iterator[str]:
     data = read_bytes(path)
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
     for k, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
@@ -309,12 +493,34 @@ def _json_documents(path: str, text_column: str, encoding_errors: str) -> Iterat
             raise CorpusError(path, k, f"invalid JSON at column {e.colno}: {e.msg}") from None
         if not isinstance(row, dict):
             raise CorpusError(path, k, f"a JSON Lines document is an object, found {type(row).__name__}")
-        if text_column not in row:
-            raise CorpusError(path, k, f"no {text_column!r} field (choose it with --text-column / text_column)")
-        doc = row[text_column]
+        found, doc = _json_field(row, text_column)
+        if not found:
+            raise CorpusError(path, k, f"no {text_column!r} field (keys: {_keys(row)}; choose it with --text-column "
+                                       "/ text_column, a dotted path for a nested field)")
         if not isinstance(doc, str):
             raise CorpusError(path, k, f"{text_column!r} is {_json_type(doc)}, not text")
         yield doc
+
+
+def _keys(row: dict) -> str:
+    keys = list(row)
+    return ", ".join(map(repr, keys[:10])) + (", ..." if len(keys) > 10 else "") if keys else "none"
+
+
+def _json_field(row: dict, path: str) -> tuple[bool, object]:
+    """(found, value) of the field ``path`` of a JSON object: a key equal to ``path`` itself,
+    else a dotted path through nested objects (``meta.body``), keys that hold dots included,
+    longest key first."""
+    if path in row:
+        return True, row[path]
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        head = ".".join(parts[:cut])
+        if isinstance(row.get(head), dict):
+            found, value = _json_field(row[head], ".".join(parts[cut:]))
+            if found:
+                return True, value
+    return False, None
 
 
 def _json_type(value) -> str:
@@ -322,14 +528,35 @@ def _json_type(value) -> str:
                                          dict: "an object"}.get(type(value), type(value).__name__)
 
 
+def _arrow_field(fields: dict, path: str) -> Optional[list]:
+    """The names leading to the field ``path`` among arrow ``fields`` ({name: pyarrow.Field}):
+    a column named ``path``, else a dotted path through struct columns (as :func:`_json_field`);
+    None if there is none."""
+    import pyarrow as pa
+    if path in fields:
+        return [fields[path]]
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        head = fields.get(".".join(parts[:cut]))
+        if head is not None and pa.types.is_struct(head.type):
+            rest = _arrow_field({f.name: f for f in head.type}, ".".join(parts[cut:]))
+            if rest:
+                return [head, *rest]
+    return None
+
+
 def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequence[int]]) -> Iterator[str]:
     import pyarrow as pa
+    import pyarrow.compute as pc
     pf = _parquet_file(path)
     schema = pf.schema_arrow
-    if text_column not in schema.names:
+    chain = _arrow_field({f.name: f for f in schema}, text_column)
+    if chain is None:
+        hint = ("; this looks like a count table: give it to `train --counts`"
+                if {"word", "count"} <= set(schema.names) else "")
         raise CorpusError(path, None, f"no column {text_column!r} (columns: {schema.names}; choose it with "
-                                      "--text-column / text_column)")
-    kind = schema.field(text_column).type
+                                      f"--text-column / text_column, a dotted path for a struct field){hint}")
+    kind = chain[-1].type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise CorpusError(path, None, f"column {text_column!r} holds {kind}, not text")
     meta = pf.metadata
@@ -338,7 +565,9 @@ def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequenc
         first_rows.append(first_rows[-1] + meta.row_group(g).num_rows)
     for g in (range(meta.num_row_groups) if row_groups is None else row_groups):
         row = first_rows[g] + 1
-        column = pf.read_row_group(g, columns=[text_column]).column(0)
+        column = pf.read_row_group(g, columns=[chain[0].name]).column(0)
+        for field in chain[1:]:      # a struct's field is null where the struct is
+            column = pc.struct_field(column, field.name)
         if column.null_count:
             nulls = column.is_null().to_pylist()
             raise CorpusError(path, None, f"row {row + nulls.index(True)}: {text_column!r} is null, not text")

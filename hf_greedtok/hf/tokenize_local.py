@@ -104,8 +104,9 @@ def tokenize_local(inputs: Union[PathLike, Sequence[PathLike]], tokenizer_dir: P
 
     Args:
         inputs: text files (one document per line, each keeping its ``"\\n"``), ``.jsonl``/
-            ``.json`` (JSON Lines, ``text_column`` per line) or ``.parquet`` files, globs; one
-            kind per call.
+            ``.json`` (JSON Lines, ``text_column`` per line) or ``.parquet`` files, compressed
+            ones, globs or directories (:func:`~hf_greedtok.formats.sources.resolve_inputs`);
+            one kind per call.
         tokenizer_dir: any folder ``hf-greedtok train`` writes, or a ``Tokenizer.save`` folder.
         output: the folder to create.
         mode, add_special_tokens, attention_mask, encoding_errors, batch_size, overwrite: as

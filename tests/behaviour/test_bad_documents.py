@@ -20,12 +20,13 @@ CASES = {
     "docs_invalid_utf8.jsonl": "line 3: invalid UTF-8 (byte 0xe9); pass --encoding-errors replace or ignore "
                                "(encoding_errors=) to accept it",
     "docs_not_an_object.jsonl": "line 2: a JSON Lines document is an object, found list",
-    "docs_missing_field.jsonl": "line 2: no 'text' field (choose it with --text-column / text_column)",
+    "docs_missing_field.jsonl": "line 2: no 'text' field (keys: 'body'; choose it with --text-column / text_column, "
+                                "a dotted path for a nested field)",
     "docs_number.jsonl": "line 3: 'text' is a number, not text",
     "docs_not_parquet.parquet": ": not a readable parquet file (Parquet magic bytes not found in footer. Either "
                                 "the file is corrupted or this is not a parquet file.)",
     "docs_missing_column.parquet": ": no column 'text' (columns: ['body']; choose it with --text-column / "
-                                   "text_column)",
+                                   "text_column, a dotted path for a struct field)",
     "docs_null_text.parquet": ": row 3: 'text' is null, not text",
     "docs_numbers_column.parquet": ": column 'text' holds int64, not text",
 }

@@ -240,7 +240,7 @@ def test_superwords_refuse_a_word_table_without_the_record(tmp_path, capsys):
 def test_count_refuses_a_tsv_that_would_hold_no_word(tmp_path, capsys):
     """Metaspace words of lines holding tabs keep them: a TSV would be empty, exit 0 before."""
     text = tmp_path / "t.txt"
-    text.write_text("the\t12\ncat\t3\n", encoding="utf-8")
+    text.write_text("the\tcat\nsat\ton\n", encoding="utf-8")     # (a word<TAB>count text is refused as a table)
     assert main(["count", str(text), "--units", "chars", "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 2
     assert "a TSV table would hold none of the 2 words" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.txt"]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from ...errors import CorpusError
-from ..options import add_corpus_options, local_path, open_fraction, positive_float, vocab_int, workers_int
+from ..options import (INPUT_HELP, add_corpus_options, add_text_column_option, local_path, open_fraction,
+                       positive_float, vocab_int, workers_int)
 
 HELP = ("GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 and Figure 3), as Markdown, JSON "
         "and PNG plots")
@@ -16,8 +17,8 @@ HELP = ("GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 and F
 
 def add_arguments(m: argparse.ArgumentParser) -> None:
     """compare's arguments, in the order ``--help`` lists them."""
-    m.add_argument("inputs", nargs="+", metavar="INPUT", help="UTF-8 text files (or word<TAB>count tables with "
-                                                              "--counts), combined into one corpus")
+    m.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help=f"{INPUT_HELP} (or word<TAB>count tables with --counts), combined into one corpus")
     m.add_argument("--vocab-sizes", "-k", type=vocab_int, nargs="+", required=True, metavar="K",
                    help="k values reported (learned tokens = BPE merges; both vocabularies are 256 + k); "
                         "curves cover every k up to the largest")
@@ -39,6 +40,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
                         "train on the rest")
     m.add_argument("--no-sentencepiece", action="store_true",
                    help="with held-out text: leave out the SentencePiece peers (no sentencepiece needed)")
+    add_text_column_option(m)
     add_corpus_options(m, "GreedTok/GreedWMC: longest candidate token in bytes (default %(default)s)")
 
 
@@ -100,12 +102,14 @@ def _write_report(args: argparse.Namespace, result, source: str, folder: Path) -
 
 def _check_held_out_args(args: argparse.Namespace) -> None:
     """Held-out options that cannot work, refused before any reading or training."""
-    from ...formats.sources import check_input_file
+    from ...formats.sources import check_input_file, resolve_inputs
+    from ..inputs import check_text_column
 
     if args.counts:
         raise ValueError("--eval and --holdout-fraction measure running text line by line; they cannot be "
                          "used with --counts (give the text files instead)")
-    for path in [*args.inputs, *args.eval]:
+    check_text_column(args, resolve_inputs(args.inputs))     # checked as every INPUT is
+    for path in args.eval:
         check_input_file(Path(path))
     if not args.no_sentencepiece:
         from ...experiments.peers import sentencepiece_module
@@ -118,7 +122,7 @@ def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str
     from ...experiments.heldout import OUT_OF_SAMPLE
     from ...experiments.line_split import read_lines, split_lines
 
-    lines = read_lines(args.inputs, args.encoding_errors)
+    lines = read_lines(args.inputs, args.encoding_errors, args.text_column or "text")
     texts, held_name = [], None
     if args.holdout_fraction is not None:
         lines, held = split_lines(lines, args.holdout_fraction)
@@ -127,7 +131,7 @@ def _held_out_texts(args: argparse.Namespace) -> tuple[list[str], list[tuple[str
     names = [Path(e).name for e in args.eval]
     for path, name in zip(args.eval, names):
         texts.append((name if names.count(name) == 1 else str(path), OUT_OF_SAMPLE,
-                      read_lines([path], args.encoding_errors)))
+                      read_lines([path], args.encoding_errors, args.text_column or "text")))
     for name, _, text in [("the training lines", None, lines), *texts]:
         if not any(line.split() for line in text):     # refused now, not after the training
             hint = " (hold out a larger --holdout-fraction, or give more lines)" if name == held_name else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..options import add_corpus_options, add_engine_options, vocab_int
+from ..options import add_corpus_options, add_engine_options, add_text_column_option, vocab_int
 
 HELP = ("paper Section 5.4: GreedTok per corpus, then a final run whose candidates are the substrings of their "
         "tokens; compared with a direct run")
@@ -13,10 +13,12 @@ HELP = ("paper Section 5.4: GreedTok per corpus, then a final run whose candidat
 
 def add_arguments(h: argparse.ArgumentParser) -> None:
     """hierarchical's arguments, in the order ``--help`` lists them."""
-    h.add_argument("inputs", nargs="+", metavar="INPUT", help="one file per domain (at least two)")
+    h.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="one file per domain (at least two): text, .jsonl/.json or .parquet, compressed or not")
     h.add_argument("--vocab-size", "-k", type=vocab_int, required=True, help="k of every local run and of the final run")
     add_engine_options(h, "", "per-domain runs", engine_help="run the per-domain GreedTok runs: local (here, in "
                                                              "turn, default) or ray (one Ray task each)")
+    add_text_column_option(h)
     add_corpus_options(h, "GreedTok: longest candidate token in bytes (default %(default)s)")
 
 

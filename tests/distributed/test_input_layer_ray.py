@@ -1,0 +1,98 @@
+"""One input layer on both engines: every kind of input (tests/input_kinds.py) gives the same
+bytes with ``--engine ray`` as with ``--engine local``, for ``count``, ``train`` and ``train
+--superwords`` (count tables, and every file of the folders, manifest included), and every bad
+input the same one-line error. The local half of the matrix (every kind of the same documents
+alike): tests/formats/test_input_layer.py.
+
+One local cluster for the module (the ``cluster`` fixture), joined by each in-process ``main``.
+"""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from input_kinds import COMMANDS, run, write_kinds
+
+from hf_greedtok.cli import main
+
+pytest.importorskip("ray", reason="the Ray engine needs the ray extra: pip install 'hf-greedtok[ray]'")
+pytest.importorskip("pyarrow", reason="parquet inputs need pyarrow (the ray extra)")
+
+try:
+    import zstandard  # noqa: F401
+    HAVE_ZSTD = True
+except ImportError:
+    HAVE_ZSTD = False
+
+KIND_NAMES = ["txt", "txt-bom-crlf", "jsonl", "jsonl-nested", "jsonl-bom-crlf", "parquet", "txt.gz", "txt.bz2",
+              "txt.xz", "txt.zst", "jsonl.gz", "glob", "directory"]
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory):
+    return write_kinds(tmp_path_factory.mktemp("kinds"), zstd=HAVE_ZSTD)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_ray_writes_the_bytes_the_local_engine_writes(name, command, kinds, cluster, tmp_path, capsys):
+    if name not in kinds:
+        pytest.skip("reading .zst needs zstandard: pip install 'hf-greedtok[zstd]'")
+    capsys.readouterr()                     # what Ray printed while it started
+    local = run(command, kinds[name], tmp_path / "local", "local", capsys)
+    assert run(command, kinds[name], tmp_path / "ray", "ray", capsys) == local
+
+
+def bad_inputs(folder) -> dict[str, list[str]]:
+    """{case: INPUT arguments (and options)} of inputs every engine refuses."""
+    def put(name: str, data: bytes) -> str:
+        (folder / name).write_bytes(data)
+        return str(folder / name)
+
+    (folder / "empty").mkdir()
+    return {
+        "missing file": [str(folder / "none.txt")],
+        "empty glob": [str(folder / "*.md")],
+        "empty directory": [str(folder / "empty")],
+        "count table as text": [put("words.tsv", b"the\t12\nof\t3\n")],
+        "text column on text": [put("plain.txt", b"some text\n"), "--text-column", "body"],
+        "damaged gzip": [put("cut.txt.gz", gzip.compress(b"some text\n" * 100)[:20])],
+        "NUL byte": [put("nul.txt", b"fine\nbad\0byte\n")],
+        "invalid UTF-8": [put("latin1.txt", "fine\ncaf\xe9\n".encode("latin-1"))],
+        "bad JSON line": [put("bad.jsonl.gz", gzip.compress(b'{"text": "one"}\n{"text": \n'))],
+        "missing nested field": [put("nested.jsonl", b'{"meta": {"title": "x"}}\n'), "--text-column", "meta.body"],
+    }
+
+
+@pytest.mark.parametrize("command", ["count", "train"])
+def test_every_bad_input_gives_the_same_line_on_both_engines(command, cluster, tmp_path, capsys):
+    capsys.readouterr()
+    out = ["-o", str(tmp_path / ("c.tsv" if command == "count" else "tok"))] + (["-k", "5"] if command == "train"
+                                                                               else [])
+    for case, args in bad_inputs(tmp_path).items():
+        lines = {}
+        for engine in ("local", "ray"):
+            assert main([command, *args, *out, "--engine", engine, "--quiet"]) == 2, (case, engine)
+            lines[engine] = capsys.readouterr().err.splitlines()
+        assert len(lines["local"]) == 1 and lines["ray"] == lines["local"], case
+    assert not (tmp_path / "c.tsv").exists() and not (tmp_path / "tok").exists()
+
+
+def test_standard_input_is_refused_on_ray_in_one_line(cluster, tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["count", "-", "-o", str(tmp_path / "c.tsv"), "--engine", "ray", "--quiet"]) == 2
+    assert capsys.readouterr().err == ("hf-greedtok count: error: -: standard input is read by `count` and `train` "
+                                       "on the local engine only; give files\n")
+
+
+def test_tokenize_on_ray_gives_the_rows_of_the_local_engine(kinds, cluster, tmp_path, capsys):
+    import pyarrow.parquet as pq
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    for name in ("txt-bom-crlf", "jsonl-nested", "txt.gz", "directory"):
+        rows = {}
+        for engine in ("local", "ray"):
+            out = tmp_path / name / engine
+            assert main(["tokenize", str(tmp_path / "tok"), *kinds[name].inputs, *kinds[name].options, "-o", str(out),
+                         "--engine", engine, "--quiet"]) == 0, capsys.readouterr().err
+            rows[engine] = pq.read_table(out).column("input_ids").to_pylist()
+        assert rows["ray"] == rows["local"] and len(rows["local"]) == 180, name

@@ -1,0 +1,243 @@
+"""One input layer for every command (local engine): the same documents, written as any kind of
+input (text, text with a BOM and CRLF, JSON Lines flat, nested and with a BOM, parquet, .gz,
+.bz2, .xz, .zst, a quoted glob, a directory, standard input), give byte-identical count tables
+and tokenizer folders with ``count``, ``train`` and ``train --superwords``; bad inputs are
+refused in one line naming the file. The Ray half of the matrix, the same outputs and errors on
+Ray: tests/distributed/test_input_layer_ray.py.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from input_kinds import COMMANDS, crlf, documents, run, stdin_bytes, without_source, write_kinds
+
+from hf_greedtok import ByteLevel, CorpusError
+from hf_greedtok.cli import main
+from hf_greedtok.formats.sources import input_kind, read_documents, resolve_inputs
+from hf_greedtok.word_counts import count_inputs, count_words
+
+pytest.importorskip("pyarrow", reason="parquet inputs need pyarrow (the ray extra)")
+
+try:
+    import zstandard  # noqa: F401
+    HAVE_ZSTD = True
+except ImportError:
+    HAVE_ZSTD = False
+
+KIND_NAMES = ["txt", "txt-bom-crlf", "jsonl", "jsonl-nested", "jsonl-bom-crlf", "parquet", "txt.gz", "txt.bz2",
+              "txt.xz", "txt.zst", "jsonl.gz", "glob", "directory"]
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory):
+    return write_kinds(tmp_path_factory.mktemp("kinds"), zstd=HAVE_ZSTD)
+
+
+@pytest.fixture(scope="module")
+def reference(kinds, tmp_path_factory):
+    """What each command makes of the plain text file (and of the CRLF one), the outputs every
+    other kind must give."""
+    out = {}
+    capsys = _NoCapture()
+    for command in COMMANDS:
+        for docs, kind in (("lf", "txt"), ("crlf", "txt-bom-crlf")):
+            folder = tmp_path_factory.mktemp("reference")
+            out[command, docs] = without_source(run(command, kinds[kind], folder, "local", capsys))
+    return out
+
+
+class _NoCapture:
+    """``run``'s capsys where pytest's (function-scoped) cannot go: main's error goes to stderr."""
+
+    def readouterr(self):
+        return type("Captured", (), {"err": ""})()
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_every_kind_of_the_same_documents_gives_the_same_table_and_folder(name, command, kinds, reference,
+                                                                          tmp_path, capsys):
+    if name not in kinds:
+        pytest.skip("reading .zst needs zstandard: pip install 'hf-greedtok[zstd]'")
+    kind = kinds[name]
+    assert without_source(run(command, kind, tmp_path, "local", capsys)) == reference[command, kind.docs]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_standard_input_is_read_as_text_lines(command, kinds, reference, tmp_path, capsys, monkeypatch):
+    data = "".join(documents()).encode("utf-8")
+    with stdin_bytes(data):
+        got = run(command, kinds["txt"]._replace(inputs=["-"]), tmp_path, "local", capsys)
+    assert without_source(got) == reference[command, "lf"]
+
+
+def test_the_kinds_hold_the_documents_the_reader_gives(kinds):
+    """read_documents, the one reader of a file, on each kind: the documents written."""
+    docs = documents()
+    for name in ("txt", "jsonl", "jsonl-bom-crlf", "parquet", "txt.gz", "jsonl.gz"):
+        [path] = kinds[name].inputs
+        assert list(read_documents(path, input_kind(path), "text")) == docs, name
+    [path] = kinds["txt-bom-crlf"].inputs
+    assert list(read_documents(path, "text", "text")) == crlf(docs)     # BOM dropped, line ends kept
+    [path] = kinds["jsonl-nested"].inputs
+    assert list(read_documents(path, "json", "meta.body")) == docs
+
+
+def test_text_lines_keep_their_crlf_so_the_two_references_differ(reference):
+    assert reference["count", "lf"] != reference["count", "crlf"]
+
+
+def test_count_inputs_counts_documents_as_count_words_does(kinds):
+    resolved = resolve_inputs(kinds["txt"].inputs + kinds["parquet"].inputs + kinds["jsonl"].inputs)
+    assert list(resolved) == ["text", "parquet", "json"]
+    want = count_words(documents() * 3, ByteLevel(), num_proc=1, show_progress=False)
+    assert count_inputs(resolved, ByteLevel(), num_proc=1, show_progress=False) == want
+
+
+def test_a_directory_is_its_files_sorted_without_hidden_and_underscore_names(kinds):
+    [tree] = kinds["directory"].inputs
+    assert resolve_inputs([tree]) == {"text": [f"{tree}/part-0.txt", f"{tree}/part-1.txt", f"{tree}/sub/part-2.txt"]}
+
+
+def test_a_dotted_text_column_finds_a_key_that_holds_the_dot_first(tmp_path):
+    path = tmp_path / "dots.jsonl"
+    path.write_text(json.dumps({"meta.body": "flat key", "meta": {"body": "nested"}}) + "\n"
+                    + json.dumps({"meta": {"body": "nested only"}}) + "\n", encoding="utf-8")
+    assert list(read_documents(str(path), "json", "meta.body")) == ["flat key", "nested only"]
+
+
+def test_a_dotted_text_column_reaches_a_parquet_struct_field(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"meta": [{"body": "one", "n": 1}, {"body": "two", "n": 2}]}), path)
+    assert list(read_documents(str(path), "parquet", "meta.body")) == ["one", "two"]
+    with pytest.raises(CorpusError, match=r"no column 'meta.text' \(columns: \['meta'\]"):
+        list(read_documents(str(path), "parquet", "meta.text"))
+
+
+def test_the_kind_is_the_name_under_the_compression_suffix():
+    assert [input_kind(n) for n in ("a.jsonl.gz", "a.JSON.xz", "a.parquet", "a.txt.zst", "a.bz2", "-")] == \
+        ["json", "json", "parquet", "text", "text", "text"]
+
+
+# ------------------------------------------------------------------ refusals, one line each
+
+def refusal(argv: list, capsys) -> str:
+    """The one line a refused command prints (exit 2, nothing else on stderr)."""
+    code = main([*map(str, argv), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    return err.strip()
+
+
+def test_a_count_table_given_as_text_is_refused_with_a_hint_to_add_counts(tmp_path, capsys):
+    table = tmp_path / "words.tsv"
+    table.write_text("the\t12\nwell-known\t3\ndon't\t2\n", encoding="utf-8")
+    for argv in (["count", table, "-o", tmp_path / "c.tsv"], ["train", table, "-k", "5", "-o", tmp_path / "t"]):
+        assert refusal(argv, capsys).endswith(f"{table}: looks like a count table (word<TAB>count lines), not "
+                                              "text: give it to `train --counts` (Python: read_count_tables)")
+    assert main(["train", str(table), "--counts", "-k", "5", "-o", str(tmp_path / "t"), "--quiet"]) == 0
+
+
+def test_a_table_count_wrote_is_refused_as_text_too(kinds, tmp_path, capsys):
+    assert main(["count", *kinds["txt"].inputs, "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 0
+    assert "looks like a count table" in refusal(["train", tmp_path / "c.tsv", "-k", "5", "-o", tmp_path / "t"],
+                                                 capsys)
+
+
+def test_text_column_with_text_only_inputs_is_refused_not_ignored(kinds, tmp_path, capsys):
+    [text] = kinds["txt"].inputs
+    for command in (["count", text, "-o", tmp_path / "c.tsv"], ["train", text, "-k", "5", "-o", tmp_path / "t"]):
+        assert refusal([*command, "--text-column", "body"], capsys).endswith(
+            f"{text}: --text-column names a field of .jsonl/.parquet documents, and the inputs are text files (no "
+            "fields): drop --text-column")
+    assert not (tmp_path / "c.tsv").exists() and not (tmp_path / "t").exists()
+
+
+def test_bad_inputs_are_named_in_one_line(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    damaged = tmp_path / "cut.txt.gz"
+    damaged.write_bytes(gzip.compress(b"some text\n" * 100)[:20])
+    nul = tmp_path / "nul.txt"
+    nul.write_bytes(b"fine\nbad\0byte\n")
+    out = ["-o", tmp_path / "c.tsv"]
+    assert refusal(["count", tmp_path / "none.txt", *out], capsys).endswith("none.txt: no such file")
+    assert refusal(["count", str(tmp_path / "*.md"), *out], capsys).endswith("*.md: no file matches this pattern")
+    assert refusal(["count", tmp_path / "empty", *out], capsys).endswith(
+        "empty: a directory with no input file in it (names starting with . or _ are skipped)")
+    assert refusal(["count", damaged, *out], capsys).endswith(
+        "cut.txt.gz: cannot be read as gzip data (Compressed file ended before the end-of-stream marker was reached)")
+    assert refusal(["count", nul, *out], capsys).endswith("nul.txt, line 2: NUL byte: this looks like a binary file, "
+                                                          "not text")
+    assert refusal(["count", "-", "-", *out], capsys).endswith("-: standard input given twice")
+    with pytest.raises(CorpusError, match=r"^-: standard input is read by `count` and `train` on the local engine "
+                                          "only; give files$"):
+        resolve_inputs(["-"])       # tokenize's and the Ray engine's inputs
+    assert not (tmp_path / "c.tsv").exists()
+
+
+def test_a_compressed_parquet_file_is_refused(tmp_path):
+    (tmp_path / "docs.parquet.gz").write_bytes(gzip.compress(b"PAR1"))
+    with pytest.raises(CorpusError, match="a compressed parquet file: parquet compresses its own pages"):
+        resolve_inputs([tmp_path / "docs.parquet.gz"])
+
+
+def test_zst_without_zstandard_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+    (tmp_path / "a.txt.zst").write_bytes(b"\x28\xb5\x2f\xfd")
+    monkeypatch.setitem(sys.modules, "zstandard", None)       # import zstandard raises ImportError
+    with pytest.raises(ImportError, match=r"a.txt.zst: reading .zst files needs the zstandard package: pip install "
+                                          r"'hf-greedtok\[zstd\]'"):
+        list(read_documents(str(tmp_path / "a.txt.zst"), "text", "text"))
+
+
+def _evaluation(folder, kind, capsys) -> dict:
+    assert main(["evaluate", str(folder), *kind.inputs, *kind.options, "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    result.pop("inputs")
+    return result
+
+
+def test_evaluate_reads_every_kind_as_train_does(kinds, tmp_path, capsys):
+    """A .jsonl is its documents, not raw JSON; a line's end is not measured, in a text file or a document."""
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    capsys.readouterr()
+    want = _evaluation(tmp_path / "tok", kinds["txt"], capsys)
+    for name in ("jsonl-nested", "parquet", "txt.xz", "directory"):
+        assert _evaluation(tmp_path / "tok", kinds[name], capsys) == want, name
+
+
+def test_tokenize_reads_every_kind_as_count_does(kinds, tmp_path):
+    import pyarrow.parquet as pq
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    rows = {}
+    for name in ("txt", "jsonl-nested", "parquet", "txt.bz2", "glob"):
+        out = tmp_path / name
+        assert main(["tokenize", str(tmp_path / "tok"), *kinds[name].inputs, *kinds[name].options, "-o", str(out),
+                     "--quiet"]) == 0
+        rows[name] = pq.read_table(out).column("input_ids").to_pylist()
+    assert len(rows["txt"]) == len(documents())
+    assert all(got == rows["txt"] for got in rows.values())
+
+
+def test_the_python_trainers_read_files_as_the_cli_does(kinds, tmp_path):
+    from hf_greedtok import GreedTokTrainer
+    trainer = GreedTokTrainer(60, show_progress=False, num_threads=1)
+    want = trainer.train(kinds["txt"].inputs).model.ranked_tokens
+    assert trainer.train(kinds["jsonl.gz"].inputs).model.ranked_tokens == want      # not raw JSON
+    assert trainer.train(kinds["directory"].inputs).model.ranked_tokens == want
+
+
+def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(tmp_path):
+    (tmp_path / "part[1].txt").write_text("one\n", encoding="utf-8")
+    assert resolve_inputs([tmp_path / "part[1].txt"]) == {"text": [str(tmp_path / "part[1].txt")]}
+
+
+def test_compare_reads_the_lines_of_every_kind_alike(kinds):
+    from hf_greedtok.experiments.line_split import read_lines
+    want = [d[:-1] for d in documents()]
+    for name in ("txt", "txt-bom-crlf", "jsonl", "parquet", "txt.gz", "directory"):
+        assert read_lines(kinds[name].inputs) == want, name
