@@ -60,8 +60,9 @@ def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
         if mode is not None:
             raise ValueError(f"mode: {folder.path} is a {folder.tokenizer_class} folder with one encoder; "
                              "mode applies to GreedTok folders")
-        from transformers import AutoTokenizer
-        return AutoTokenizer.from_pretrained(str(folder.path))
+        from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
+        # opened and recognised above: transformers must never ask whether to run the folder's code
+        return AutoTokenizer.from_pretrained(str(folder.path), trust_remote_code=False)
     # transformers' own loading (added tokens, special tokens from the config) is what the ids
     # must equal; it reads the folder's files again
     return GreedTokTokenizerFast.from_pretrained(str(folder.path), **({"mode": mode} if mode else {}))

@@ -343,7 +343,7 @@ def test_pickle_and_deepcopy(byte_core, texts, mode):
 def test_missing_or_corrupted_ranked_token_file(tok, tmp_path):
     tok.save_pretrained(tmp_path / "t")
     (tmp_path / "t" / "greedtok.json").unlink()
-    with pytest.raises(ValueError, match="no ranked token file"):
+    with pytest.raises(GreedTokFileError, match="greedtok.json: no such file: the folder is incomplete"):
         AutoTokenizer.from_pretrained(tmp_path / "t")
     tok.save_pretrained(tmp_path / "u")
     ranked = tmp_path / "u" / "greedtok.json"

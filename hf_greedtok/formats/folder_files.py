@@ -1,0 +1,192 @@
+"""The files of a tokenizer folder and what makes them one tokenizer, checked without the HF
+libraries: :meth:`hf_greedtok.Tokenizer.load` and
+:class:`~hf_greedtok.hf.folder.TokenizerFolder` (every other reader of a folder) both open a
+folder with :func:`check_tokenizer_folder` and take its GreedTok model from
+:func:`folder_greedtok`, so they accept and refuse the same folders and read the same mode.
+
+A folder with ``tokenizer_config.json`` (``hf-greedtok train``, ``save_pretrained``) records its
+encoder once, in the config's ``"mode"``; greedtok.json's own ``"mode"`` is the ranked token
+file's default and is not read there (folders saved before they were written equal differ).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Optional, Sequence, TypeVar
+
+from ..errors import GreedTokFileError
+from .greedtok_json import FILE_NAME
+from .manifest import read_folder_manifest, verify_manifest
+
+TOKENIZER_FILE = "tokenizer.json"
+LOOKUP_FILE = "morph_lookup.tsv"
+CONFIG_FILE = "tokenizer_config.json"
+# tokenizer_config.json's "tokenizer_class": transformers drops the "Fast"
+GREEDTOK_CLASS = "GreedTokTokenizer"
+LOOKUP_CLASS = "MorphLookupTokenizer"
+#: The encoders a GreedTok folder's "mode" names.
+FOLDER_MODES = ("cover", "optimal")
+
+T = TypeVar("T")
+
+
+def config_class(config: Optional[dict]) -> str:
+    """tokenizer_config.json's class without "Fast"; ``GREEDTOK_CLASS`` for a ``Tokenizer.save``
+    folder (``config`` None)."""
+    return GREEDTOK_CLASS if config is None else str(config.get("tokenizer_class") or "").removesuffix("Fast")
+
+
+def read_folder_json(path: Path, data: Optional[bytes] = None) -> dict:
+    """A folder's JSON file (tokenizer.json, tokenizer_config.json), or ``data`` read from it;
+    GreedTokFileError naming it when unreadable."""
+    try:
+        return json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                                      "the file is truncated or corrupted") from None
+
+
+def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str], Optional[dict]]:
+    """Check that ``folder`` is a complete tokenizer folder before anything parses it, and
+    parse its JSON files (:func:`open_folder` then checks the rest and the manifest).
+
+    Returns (tokenizer_config.json's content, tokenizer.json's text and content), or (None,
+    None, None) for a ``Tokenizer.save`` folder (only greedtok.json, whose manifest
+    :meth:`Tokenizer.load` checks).
+
+    Raises:
+        GreedTokFileError: naming the missing or damaged file; a tokenizer_config.json without
+            ``"tokenizer_class"`` (not written by transformers' save_pretrained or by hf-greedtok:
+            transformers would ask whether to run the folder's code).
+    """
+    if not folder.is_dir():
+        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
+    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
+    if not has[CONFIG_FILE]:
+        if has[TOKENIZER_FILE]:
+            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
+            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
+                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
+        if has[FILE_NAME]:
+            return None, None, None          # Tokenizer.load checks the manifest
+        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
+    config = read_folder_json(folder / CONFIG_FILE)
+    if not isinstance(config, dict) or not config.get("tokenizer_class"):
+        raise GreedTokFileError(folder / CONFIG_FILE, "no \"tokenizer_class\": not a folder that hf-greedtok train or "
+                                                      "save_pretrained wrote; re-save the tokenizer")
+    required = {GREEDTOK_CLASS: FILE_NAME, LOOKUP_CLASS: LOOKUP_FILE}
+    needed = [TOKENIZER_FILE] + [f for f in (required.get(config_class(config)),) if f]
+    if has[FILE_NAME]:
+        needed.append(FILE_NAME)
+    for name in dict.fromkeys(needed):
+        if not (folder / name).is_file():
+            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
+                                                   f"but not {name})")
+    text = (folder / TOKENIZER_FILE).read_bytes()
+    return config, text.decode("utf-8"), read_folder_json(folder / TOKENIZER_FILE, text)
+
+
+def open_folder(folder: Path, load: Callable[[Path], T], pieces: Callable[[T], Sequence[str]]
+                ) -> tuple[Optional[dict], Optional[str], Optional[dict], Optional[T]]:
+    """Open a tokenizer folder as every reader does: :func:`check_tokenizer_folder`, then a
+    GreedTok folder's model (:func:`folder_greedtok`), then the manifest (after the checks
+    whose messages say more than "changed since it was saved").
+
+    Args:
+        load: reads a ranked token file (``Tokenizer.load(path, verify_folder=False)``).
+        pieces: the loaded model's tokens in id order.
+
+    Returns:
+        (config, tokenizer.json's text, its content, the GreedTok model), each None where the
+        folder has none (a ``Tokenizer.save`` folder: all four, its reader checks it).
+
+    Raises:
+        GreedTokFileError: as :func:`check_tokenizer_folder`, :func:`folder_greedtok` and
+            :func:`~hf_greedtok.formats.manifest.verify_manifest`; the message names the file.
+    """
+    config, text, content = check_tokenizer_folder(folder)
+    if config is None:
+        return None, None, None, None
+    tok = folder_greedtok(folder, config, content, load, pieces) if config_class(config) == GREEDTOK_CLASS else None
+    verify_manifest(folder)
+    return config, text, content, tok
+
+
+def check_same_vocab(vocab: list, ours: Sequence[str], source: str) -> None:
+    """tokenizer.json's vocabulary (its ``model.vocab``: Unigram [piece, score] pairs) must be
+    the ranked token file's (``ours``: its tokens in id order), id for id.
+
+    Raises:
+        GreedTokFileError: naming ``source`` (the folder), both files and the first id that
+            differs (or the two sizes).
+    """
+    theirs = [piece[0] if isinstance(piece, (list, tuple)) else piece for piece in vocab]
+    ours = list(ours)
+    if theirs == ours:
+        return
+    if len(theirs) != len(ours):
+        problem = f"has {len(theirs)} tokens, the ranked token file {len(ours)}"
+    else:
+        i = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
+        problem = f"has {theirs[i]!r} at id {i}, the ranked token file {ours[i]!r}"
+    raise GreedTokFileError(Path(source), f"{TOKENIZER_FILE} does not match {FILE_NAME}: its vocabulary {problem}. "
+                                          "One of the two files was replaced or edited; re-save the tokenizer.")
+
+
+def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
+    """The encoder a folder records: tokenizer_config.json's ``"mode"`` (``default``, the ranked
+    token file's, when the config has none or there is no config).
+
+    Raises:
+        GreedTokFileError: naming tokenizer_config.json, when its mode is not cover or optimal.
+    """
+    mode = (config or {}).get("mode") or default
+    if mode not in FOLDER_MODES:
+        raise GreedTokFileError(folder / CONFIG_FILE, f"\"mode\" must be 'cover' or 'optimal', got {mode!r}")
+    return mode
+
+
+def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Optional[dict],
+                    load: Callable[[Path], T], pieces: Callable[[T], Sequence[str]]) -> T:
+    """The GreedTok model of a checked GreedTok folder (:func:`check_tokenizer_folder`'s
+    results), as every reader takes it: ``load(greedtok.json)`` (without its manifest, checked
+    already), refused when tokenizer.json's vocabulary is not its own (manifest or not), with
+    its ``mode`` set to the folder's (:func:`folder_mode`).
+
+    Args:
+        load: reads a ranked token file (``Tokenizer.load(path, verify_folder=False)``).
+        pieces: the loaded model's tokens in id order.
+
+    Raises:
+        GreedTokFileError: a damaged greedtok.json, a vocabulary that differs, an unknown mode.
+    """
+    tok = load(folder / FILE_NAME)
+    vocab = (tokenizer_json or {}).get("model", {}).get("vocab")
+    if vocab is not None:
+        check_same_vocab(vocab, pieces(tok), str(folder))
+    tok.mode = folder_mode(folder, config, tok.mode)
+    return tok
+
+
+def refuse_foreign_files(folder: Path) -> None:
+    """Before ``Tokenizer.save`` writes greedtok.json into ``folder``: refuse a folder whose other
+    files would then describe another tokenizer (a transformers folder: tokenizer_config.json or
+    tokenizer.json), or whose manifest lists files that save does not write. Nothing is deleted.
+
+    Raises:
+        FileExistsError: naming the folder and what to do instead.
+    """
+    if not folder.is_dir():
+        return
+    theirs = [name for name in (CONFIG_FILE, TOKENIZER_FILE) if (folder / name).exists()]
+    manifest = read_folder_manifest(folder)
+    if manifest is not None:
+        theirs += [rel for rel in manifest.files if rel != FILE_NAME and rel not in theirs]
+    if theirs:
+        raise FileExistsError(
+            f"{folder}: holds another tokenizer's files ({', '.join(sorted(theirs))}), which would no longer "
+            f"match the new {FILE_NAME}; save to a new folder, or write a whole transformers folder with "
+            "GreedTokTokenizerFast.from_greedtok(tok).save_pretrained(folder) (or hf_greedtok.hf.folder."
+            "save_greedtok_folder)")
