@@ -383,9 +383,7 @@ class Tokenizer:
     def _open_folder(cls, folder: Path) -> tuple[Optional[dict], Optional[str], Optional[dict], Optional["Tokenizer"]]:
         """:func:`~hf_greedtok.formats.folder_files.open_folder` with this class's loader: how
         ``load`` and :class:`~hf_greedtok.hf.folder.TokenizerFolder` open a folder."""
-        def pieces(tok: "Tokenizer") -> list:
-            return [tok.model.id_to_token(i) for i in range(tok.model.vocab_size)]
-        return folder_files.open_folder(folder, lambda p: cls.load(p, verify_folder=False), pieces)
+        return folder_files.open_folder(folder, lambda p: cls.load(p, verify_folder=False))
 
     @classmethod
     def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: Optional[str] = None) -> "Tokenizer":

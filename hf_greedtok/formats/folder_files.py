@@ -26,6 +26,7 @@ GREEDTOK_CLASS = "GreedTokTokenizer"
 LOOKUP_CLASS = "MorphLookupTokenizer"
 #: The encoders a GreedTok folder's "mode" names.
 FOLDER_MODES = ("cover", "optimal")
+UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
 T = TypeVar("T")
 
@@ -67,6 +68,7 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
     if not has[CONFIG_FILE]:
         if has[TOKENIZER_FILE]:
             # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
+            verify_manifest(folder)
             raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
                                                           f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
         if has[FILE_NAME]:
@@ -82,21 +84,22 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
         needed.append(FILE_NAME)
     for name in dict.fromkeys(needed):
         if not (folder / name).is_file():
+            verify_manifest(folder)     # a manifest listing the file says more than "no such file"
             raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
                                                    f"but not {name})")
     text = (folder / TOKENIZER_FILE).read_bytes()
     return config, text.decode("utf-8"), read_folder_json(folder / TOKENIZER_FILE, text)
 
 
-def open_folder(folder: Path, load: Callable[[Path], T], pieces: Callable[[T], Sequence[str]]
+def open_folder(folder: Path, load: Callable[[Path], T]
                 ) -> tuple[Optional[dict], Optional[str], Optional[dict], Optional[T]]:
-    """Open a tokenizer folder as every reader does: :func:`check_tokenizer_folder`, then a
-    GreedTok folder's model (:func:`folder_greedtok`), then the manifest (after the checks
-    whose messages say more than "changed since it was saved").
+    """Open a tokenizer folder as every reader does: :func:`check_tokenizer_folder` (files present
+    and parsed), a GreedTok folder's greedtok.json parsed, the manifest verified, then whether
+    the files are one tokenizer and the mode (:func:`folder_greedtok`). A damaged file is named
+    by its own message, a file changed since the save by the manifest's.
 
     Args:
         load: reads a ranked token file (``Tokenizer.load(path, verify_folder=False)``).
-        pieces: the loaded model's tokens in id order.
 
     Returns:
         (config, tokenizer.json's text, its content, the GreedTok model), each None where the
@@ -109,8 +112,10 @@ def open_folder(folder: Path, load: Callable[[Path], T], pieces: Callable[[T], S
     config, text, content = check_tokenizer_folder(folder)
     if config is None:
         return None, None, None, None
-    tok = folder_greedtok(folder, config, content, load, pieces) if config_class(config) == GREEDTOK_CLASS else None
+    tok = load(folder / FILE_NAME) if config_class(config) == GREEDTOK_CLASS else None
     verify_manifest(folder)
+    if tok is not None:
+        folder_greedtok(folder, config, content, tok)
     return config, text, content, tok
 
 
@@ -135,6 +140,44 @@ def check_same_vocab(vocab: list, ours: Sequence[str], source: str) -> None:
                                           "One of the two files was replaced or edited; re-save the tokenizer.")
 
 
+def _unicode_forms(spec) -> list:
+    """The Unicode forms (NFC, ...) a tokenizer.json normalizer applies, in order."""
+    spec = spec or {}
+    steps = spec.get("normalizers", []) if spec.get("type") == "Sequence" else [spec]
+    return [step.get("type") for step in steps if isinstance(step, dict) and step.get("type") in UNICODE_FORMS]
+
+
+def _split_patterns(spec) -> list:
+    """The regex patterns of a tokenizer.json pre-tokenizer's Split steps."""
+    spec = spec or {}
+    steps = spec.get("pretokenizers", []) if spec.get("type") == "Sequence" else [spec]
+    return [step["pattern"].get("Regex") for step in steps
+            if isinstance(step, dict) and step.get("type") == "Split" and isinstance(step.get("pattern"), dict)]
+
+
+def check_same_pipeline(tokenizer_json: dict, sections: dict, source: str) -> None:
+    """tokenizer.json's normalizer and split must be greedtok.json's (``sections``, its parsed
+    content): its Unicode form, and for a byte-level split its pattern. Otherwise the readers
+    that encode with the standard file (optimal mode, plain ``tokenizers``) and those that
+    encode natively would split the same text differently.
+
+    Raises:
+        GreedTokFileError: naming ``source`` (the folder), both files and what differs.
+    """
+    forms = _unicode_forms(tokenizer_json.get("normalizer"))
+    ours = sections.get("normalizer")
+    if (forms[-1] if forms else None) != ours:
+        problem = f"its normalizer is {forms[-1] if forms else None}, the ranked token file's {ours}"
+    else:
+        pre = sections.get("pre_tokenizer") or {}
+        patterns = _split_patterns(tokenizer_json.get("pre_tokenizer"))
+        if pre.get("type") != "ByteLevel" or pre.get("pattern") in patterns:
+            return
+        problem = f"its split is {patterns[0] if patterns else None!r}, the ranked token file's {pre.get('pattern')!r}"
+    raise GreedTokFileError(Path(source), f"{TOKENIZER_FILE} does not match {FILE_NAME}: {problem}. One of the two "
+                                          "files was replaced or edited; re-save the tokenizer.")
+
+
 def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
     """The encoder a folder records: tokenizer_config.json's ``"mode"`` (``default``, the ranked
     token file's, when the config has none or there is no config).
@@ -148,24 +191,23 @@ def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
     return mode
 
 
-def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Optional[dict],
-                    load: Callable[[Path], T], pieces: Callable[[T], Sequence[str]]) -> T:
-    """The GreedTok model of a checked GreedTok folder (:func:`check_tokenizer_folder`'s
-    results), as every reader takes it: ``load(greedtok.json)`` (without its manifest, checked
-    already), refused when tokenizer.json's vocabulary is not its own (manifest or not), with
-    its ``mode`` set to the folder's (:func:`folder_mode`).
+def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Optional[dict], tok: T) -> T:
+    """A GreedTok folder's model as every reader takes it: ``tok`` (its greedtok.json, loaded)
+    refused when tokenizer.json's vocabulary, normalizer or split is not its own (manifest or
+    not), and given the folder's mode (:func:`folder_mode`).
 
     Args:
-        load: reads a ranked token file (``Tokenizer.load(path, verify_folder=False)``).
-        pieces: the loaded model's tokens in id order.
+        tok: the :class:`hf_greedtok.Tokenizer` of the folder's greedtok.json; changed in place.
 
     Raises:
-        GreedTokFileError: a damaged greedtok.json, a vocabulary that differs, an unknown mode.
+        GreedTokFileError: files of two tokenizers, or an unknown mode; naming the files.
     """
-    tok = load(folder / FILE_NAME)
     vocab = (tokenizer_json or {}).get("model", {}).get("vocab")
     if vocab is not None:
-        check_same_vocab(vocab, pieces(tok), str(folder))
+        model = tok.model
+        check_same_vocab(vocab, [model.id_to_token(i) for i in range(model.vocab_size)], str(folder))
+        check_same_pipeline(tokenizer_json, {"normalizer": tok.normalizer.form if tok.normalizer else None,
+                                             "pre_tokenizer": tok.pre_tokenizer.to_dict()}, str(folder))
     tok.mode = folder_mode(folder, config, tok.mode)
     return tok
 

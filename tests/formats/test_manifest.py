@@ -47,7 +47,7 @@ def test_a_missing_file_is_named_by_every_loader(name, pretrained):
     """A half-deleted folder (the old --overwrite crashed between rmtree and rename) loaded."""
     folder, _ = pretrained
     (folder / name).unlink()
-    with pytest.raises(GreedTokFileError, match=f"{name}: (missing|no such file)"):
+    with pytest.raises(GreedTokFileError, match=f"{name}: missing"):
         Tokenizer.load(folder)
     if name != "tokenizer_config.json":   # without it AutoTokenizer never reaches our class (item 7, HF side)
         with pytest.raises(GreedTokFileError, match=name):

@@ -128,14 +128,38 @@ def test_tokenizer_save_refuses_a_folder_that_train_wrote(folders, tmp_path):
     assert Tokenizer.load(tmp_path / "plain").model.ranked_tokens == tok2.model.ranked_tokens
 
 
+def copy_greedtok_json_of_another_tokenizer(folder, tmp_path):
+    train(200, LINES[500:]).save(tmp_path / "other")
+    shutil.copy(tmp_path / "other" / "greedtok.json", folder / "greedtok.json")
+
+
+def edit_tokenizer_json(change):
+    def edit(folder, tmp_path):
+        data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+        change(data)
+        (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return edit
+
+
+MISMATCHES = {
+    "greedtok.json of another tokenizer": (copy_greedtok_json_of_another_tokenizer, "its vocabulary has 556 tokens"),
+    "another split": (edit_tokenizer_json(lambda d: d["pre_tokenizer"]["pretokenizers"][0]["pattern"].update(
+        Regex=r"\s+|\S+")), "its split is "),
+    "another normalizer": (edit_tokenizer_json(lambda d: d.update(normalizer={"type": "NFKC"})),
+                           "its normalizer is NFKC, the ranked token file's None"),
+}
+
+
 @pytest.mark.parametrize("reader", READERS)
-def test_a_greedtok_json_copied_from_another_folder_is_refused_without_a_manifest(folders, tmp_path, reader, capsys):
+@pytest.mark.parametrize("mismatch", MISMATCHES)
+def test_tokenizer_json_and_greedtok_json_of_two_tokenizers_are_refused_without_a_manifest(
+        folders, tmp_path, mismatch, reader, capsys):
     folder = tmp_path / "mixed"
     shutil.copytree(folders["from_greedtok-cover"][0], folder)
     (folder / MANIFEST_NAME).unlink()
-    train(200, LINES[500:]).save(tmp_path / "other")
-    shutil.copy(tmp_path / "other" / "greedtok.json", folder / "greedtok.json")
-    problem = "tokenizer.json does not match greedtok.json: its vocabulary has"
+    make, what = MISMATCHES[mismatch]
+    make(folder, tmp_path)
+    problem = f"tokenizer.json does not match greedtok.json: {what}"
     if reader == "hf-greedtok encode":
         assert main(["encode", str(folder), TEXT]) == 2
         err = capsys.readouterr().err
