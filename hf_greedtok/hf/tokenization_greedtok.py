@@ -54,6 +54,24 @@ class _CustomStepBackend:
     """
 
     @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *init_inputs, **kwargs):
+        """transformers' ``from_pretrained`` (what ``AutoTokenizer.from_pretrained`` calls). A
+        local folder is first opened by :class:`~hf_greedtok.hf.folder.TokenizerFolder`, as every
+        other reader opens it: a missing or damaged file, a changed file, an unknown mode or a
+        tokenizer.json and greedtok.json of two tokenizers raise
+        :class:`~hf_greedtok.errors.GreedTokFileError` naming the file before transformers
+        reads anything.
+
+        Raises:
+            GreedTokFileError: as :meth:`TokenizerFolder.open`; otherwise as transformers'.
+        """
+        path = pretrained_model_name_or_path
+        if isinstance(path, (str, os.PathLike)) and not kwargs.get("subfolder") \
+                and os.path.isfile(os.path.join(path, CONFIG_FILE)):
+            TokenizerFolder.open(path)
+        return super().from_pretrained(pretrained_model_name_or_path, *init_inputs, **kwargs)
+
+    @classmethod
     def convert_to_native_format(cls, trust_remote_code=False, **kwargs):
         # transformers would parse tokenizer.json with plain tokenizers, which refuses a guarded
         # file (hf_pipeline.folder_json); read it ourselves and pass on what transformers takes
@@ -327,24 +345,6 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
     def from_greedtok(cls, greedtok: Tokenizer, **kwargs: Any) -> "GreedTokTokenizerFast":
         """Wrap a trained :class:`hf_greedtok.Tokenizer`; ``kwargs`` as for the constructor."""
         return cls(greedtok=greedtok, **kwargs)
-
-    @classmethod
-    def from_pretrained(cls, pretrained_model_name_or_path, *init_inputs, **kwargs) -> "GreedTokTokenizerFast":
-        """transformers' ``from_pretrained`` (what ``AutoTokenizer.from_pretrained`` calls). A
-        local folder is first opened by :class:`~hf_greedtok.hf.folder.TokenizerFolder`, as every
-        other reader opens it: a missing or damaged file, a changed file, an unknown mode or a
-        tokenizer.json and greedtok.json of two tokenizers raise
-        :class:`~hf_greedtok.errors.GreedTokFileError` naming the file before transformers
-        reads anything.
-
-        Raises:
-            GreedTokFileError: as :meth:`TokenizerFolder.open`; otherwise as transformers'.
-        """
-        path = pretrained_model_name_or_path
-        if isinstance(path, (str, os.PathLike)) and not kwargs.get("subfolder") \
-                and os.path.isfile(os.path.join(path, CONFIG_FILE)):
-            TokenizerFolder.open(path)
-        return super().from_pretrained(pretrained_model_name_or_path, *init_inputs, **kwargs)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
         path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)

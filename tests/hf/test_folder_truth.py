@@ -128,6 +128,19 @@ def test_tokenizer_save_refuses_a_folder_that_train_wrote(folders, tmp_path):
     assert Tokenizer.load(tmp_path / "plain").model.ranked_tokens == tok2.model.ranked_tokens
 
 
+@pytest.mark.parametrize("save", ["save_pretrained", "save_greedtok_folder"])
+def test_saving_a_model_over_a_train_folder_rewrites_every_file(folders, tmp_path, save, capsys):
+    folder = tmp_path / "trained"
+    shutil.copytree(folders["train"][0], folder)
+    other = train(200, LINES[500:])
+    if save == "save_pretrained":
+        GreedTokTokenizerFast.from_greedtok(other, mode="cover").save_pretrained(folder)
+    else:
+        save_greedtok_folder(other, folder, mode="cover")
+    ids = other.encode(TEXT, mode="cover")
+    assert {name: read(folder, capsys) == ids for name, read in READERS.items()} == dict.fromkeys(READERS, True)
+
+
 def copy_greedtok_json_of_another_tokenizer(folder, tmp_path):
     train(200, LINES[500:]).save(tmp_path / "other")
     shutil.copy(tmp_path / "other" / "greedtok.json", folder / "greedtok.json")
@@ -169,10 +182,22 @@ def test_tokenizer_json_and_greedtok_json_of_two_tokenizers_are_refused_without_
             READERS[reader](folder, capsys)
 
 
+@pytest.fixture(scope="module")
+def lookup_folder(tmp_path_factory):
+    """A BPE folder with a morphology lookup (MorphLookupTokenizerFast), written by `train`."""
+    root = tmp_path_factory.mktemp("lookup")
+    (root / "corpus.txt").write_text("\n".join(LINES[:300]) + "\n", encoding="utf-8")
+    (root / "lookup.tsv").write_text("talks\ttalk|s\n", encoding="utf-8")
+    assert main(["train", str(root / "corpus.txt"), "-k", "20", "-o", str(root / "tok"), "--quiet",
+                 "--algorithm", "bpe", "--units", "chars", "--lookup", str(root / "lookup.tsv")]) == 0
+    return root / "tok"
+
+
 @pytest.mark.parametrize("manifest", [True, False])
-def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, tmp_path, manifest):
+@pytest.mark.parametrize("kind", ["greedtok", "lookup"])
+def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, lookup_folder, tmp_path, kind, manifest):
     folder = tmp_path / "truncated"
-    shutil.copytree(folders["from_greedtok-optimal"][0], folder)
+    shutil.copytree(folders["from_greedtok-optimal"][0] if kind == "greedtok" else lookup_folder, folder)
     text = (folder / "tokenizer.json").read_text(encoding="utf-8")
     (folder / "tokenizer.json").write_text(text[: len(text) // 2], encoding="utf-8")
     if not manifest:
