@@ -360,7 +360,8 @@ class Tokenizer:
 
         A transformers folder (with tokenizer_config.json) is opened as every reader opens it
         (:mod:`hf_greedtok.formats.folder_files`): its files and manifest checked, tokenizer.json's
-        vocabulary compared with greedtok.json's, and the mode its config records.
+        vocabulary, normalizer and split compared with greedtok.json's, and its ``mode`` the one
+        the config records.
 
         Raises:
             GreedTokFileError: missing, corrupted or foreign file, a file the folder's manifest

@@ -1,12 +1,12 @@
 """The files of a tokenizer folder and what makes them one tokenizer, checked without the HF
-libraries: :meth:`hf_greedtok.Tokenizer.load` and
-:class:`~hf_greedtok.hf.folder.TokenizerFolder` (every other reader of a folder) both open a
-folder with :func:`check_tokenizer_folder` and take its GreedTok model from
-:func:`folder_greedtok`, so they accept and refuse the same folders and read the same mode.
+libraries. :meth:`hf_greedtok.Tokenizer.load` and :class:`~hf_greedtok.hf.folder.TokenizerFolder`
+(through which every other reader opens a folder: ``AutoTokenizer``, ``FolderEncoder``, the CLI's
+``encode``, ``evaluate`` and ``tokenize``) both open a folder with :func:`open_folder`, so they
+accept and refuse the same folders and encode with the same mode.
 
 A folder with ``tokenizer_config.json`` (``hf-greedtok train``, ``save_pretrained``) records its
-encoder once, in the config's ``"mode"``; greedtok.json's own ``"mode"`` is the ranked token
-file's default and is not read there (folders saved before they were written equal differ).
+encoder once, in the config's ``"mode"``. Saves write greedtok.json's own ``"mode"`` equal to it,
+but it is not read there: folders saved by earlier versions may hold another.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence, TypeVar
 
 from ..errors import GreedTokFileError
+from ..models import MODES
 from .greedtok_json import FILE_NAME
 from .manifest import read_folder_manifest, verify_manifest
 
@@ -24,8 +25,6 @@ CONFIG_FILE = "tokenizer_config.json"
 # tokenizer_config.json's "tokenizer_class": transformers drops the "Fast"
 GREEDTOK_CLASS = "GreedTokTokenizer"
 LOOKUP_CLASS = "MorphLookupTokenizer"
-#: The encoders a GreedTok folder's "mode" names.
-FOLDER_MODES = ("cover", "optimal")
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
 T = TypeVar("T")
@@ -186,7 +185,7 @@ def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
         GreedTokFileError: naming tokenizer_config.json, when its mode is not cover or optimal.
     """
     mode = (config or {}).get("mode") or default
-    if mode not in FOLDER_MODES:
+    if mode not in MODES:
         raise GreedTokFileError(folder / CONFIG_FILE, f"\"mode\" must be 'cover' or 'optimal', got {mode!r}")
     return mode
 

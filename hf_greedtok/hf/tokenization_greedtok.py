@@ -68,7 +68,9 @@ class _CustomStepBackend:
         path = pretrained_model_name_or_path
         if isinstance(path, (str, os.PathLike)) and not kwargs.get("subfolder") \
                 and os.path.isfile(os.path.join(path, CONFIG_FILE)):
-            TokenizerFolder.open(path)
+            folder = TokenizerFolder.open(path)
+            if folder.is_greedtok and issubclass(cls, GreedTokTokenizerFast):
+                kwargs.setdefault("greedtok", folder.greedtok())     # loaded once (seconds for 100K tokens)
         return super().from_pretrained(pretrained_model_name_or_path, *init_inputs, **kwargs)
 
     @classmethod

@@ -206,13 +206,26 @@ def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, lookup_fo
         AutoTokenizer.from_pretrained(str(folder))
 
 
+CONFIGS_THAT_WOULD_PROMPT = {
+    "no tokenizer_class": (lambda config: config.pop("tokenizer_class"),
+                           "no \"tokenizer_class\": not a folder that hf-greedtok train or save_pretrained wrote; "
+                           "re-save the tokenizer"),
+    "a class of its own code": (lambda config: config.update(tokenizer_class="FooTokenizer", auto_map={
+        "AutoTokenizer": [None, "tokenization_greedtok.FooTokenizerFast"]}),
+        "\"tokenizer_class\" 'FooTokenizer' is the folder's own code (its \"auto_map\"), which hf-greedtok does not "
+        "run; load it with AutoTokenizer.from_pretrained(folder, trust_remote_code=True)"),
+}
+
+
 @pytest.mark.parametrize("command", ["tokenize", "encode", "evaluate"])
-def test_a_config_without_tokenizer_class_is_refused_without_a_prompt(folders, tmp_path, monkeypatch, capsys,
-                                                                     command):
+@pytest.mark.parametrize("config_change", CONFIGS_THAT_WOULD_PROMPT)
+def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folders, tmp_path, monkeypatch, capsys,
+                                                                          config_change, command):
     folder = tmp_path / "classless"
     shutil.copytree(folders["from_greedtok-cover"][0], folder)
     config = json.loads((folder / "tokenizer_config.json").read_text())
-    del config["tokenizer_class"]                  # auto_map stays: transformers would ask to run its code
+    change, problem = CONFIGS_THAT_WOULD_PROMPT[config_change]
+    change(config)                        # auto_map stays: transformers would ask to run its code
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
     (folder / MANIFEST_NAME).unlink()
 
@@ -224,9 +237,7 @@ def test_a_config_without_tokenizer_class_is_refused_without_a_prompt(folders, t
     argv = {"tokenize": ["tokenize", str(folder), str(docs), "-o", str(tmp_path / "out"), "--quiet"],
             "encode": ["encode", str(folder), TEXT], "evaluate": ["evaluate", str(folder), str(docs), "--quiet"]}
     assert main(argv[command]) == 2
-    err = capsys.readouterr().err
-    assert err == (f"hf-greedtok {command}: error: {folder / 'tokenizer_config.json'}: no \"tokenizer_class\": not a "
-                   "folder that hf-greedtok train or save_pretrained wrote; re-save the tokenizer\n")
+    assert capsys.readouterr().err == f"hf-greedtok {command}: error: {folder / 'tokenizer_config.json'}: {problem}\n"
 
 
 def test_an_unknown_mode_in_the_config_is_named_by_every_reader(folders, tmp_path, capsys):
