@@ -26,6 +26,12 @@ CONFIG_FILE = "tokenizer_config.json"
 GREEDTOK_CLASS = "GreedTokTokenizer"
 LOOKUP_CLASS = "MorphLookupTokenizer"
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+# tokenizer.json's "version" when the file alone would encode otherwise (cover mode, a lookup:
+# hf_greedtok.hf.pipeline.folder_json). tokenizers refuses a file whose "version" it does not know
+# and quotes the value in its error ("Unknown tokenizer version '...'"), so this is what a user
+# without hf-greedtok reads.
+GUARDED_VERSION = ("hf-greedtok: this tokenizer.json alone would encode differently (GreedTok cover mode or a "
+                   "morphology lookup); load its folder with hf-greedtok installed")
 
 T = TypeVar("T")
 
@@ -192,8 +198,9 @@ def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
 
 def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Optional[dict], tok: T) -> T:
     """A GreedTok folder's model as every reader takes it: ``tok`` (its greedtok.json, loaded)
-    refused when tokenizer.json's vocabulary, normalizer or split is not its own (manifest or
-    not), and given the folder's mode (:func:`folder_mode`).
+    refused when tokenizer.json's vocabulary, normalizer or split is not its own, or when the
+    config says cover and tokenizer.json is a standard (optimal) file (manifest or not); and
+    given the folder's mode (:func:`folder_mode`).
 
     Args:
         tok: the :class:`hf_greedtok.Tokenizer` of the folder's greedtok.json; changed in place.
@@ -208,6 +215,11 @@ def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Option
         check_same_pipeline(tokenizer_json, {"normalizer": tok.normalizer.form if tok.normalizer else None,
                                              "pre_tokenizer": tok.pre_tokenizer.to_dict()}, str(folder))
     tok.mode = folder_mode(folder, config, tok.mode)
+    if tok.mode == "cover" and tokenizer_json is not None and tokenizer_json.get("version") != GUARDED_VERSION:
+        # plain tokenizers would load the file and encode with optimal, every reader here with cover
+        raise GreedTokFileError(folder, f"{TOKENIZER_FILE} does not match {CONFIG_FILE}: the config's mode is cover, "
+                                        f"but {TOKENIZER_FILE} is a standard file, which encodes with optimal. One of "
+                                        "the two files was replaced or edited; re-save the tokenizer.")
     return tok
 
 

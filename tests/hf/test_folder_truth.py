@@ -206,6 +206,24 @@ def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, lookup_fo
         AutoTokenizer.from_pretrained(str(folder))
 
 
+@pytest.mark.parametrize("reader", READERS)
+def test_a_cover_config_beside_a_standard_tokenizer_json_is_refused(folders, tmp_path, reader, capsys):
+    """Plain tokenizers would encode with the standard file (optimal), every reader here with cover."""
+    folder = tmp_path / "edited"
+    shutil.copytree(folders["from_greedtok-optimal"][0], folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["mode"] = "cover"
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    (folder / MANIFEST_NAME).unlink()
+    problem = "tokenizer.json does not match tokenizer_config.json: the config's mode is cover"
+    if reader == "hf-greedtok encode":
+        assert main(["encode", str(folder), TEXT]) == 2
+        assert f"{folder}: {problem}" in capsys.readouterr().err
+    else:
+        with pytest.raises(GreedTokFileError, match=f"{folder}: {problem}"):
+            READERS[reader](folder, capsys)
+
+
 CONFIGS_THAT_WOULD_PROMPT = {
     "no tokenizer_class": (lambda config: config.pop("tokenizer_class"),
                            "no \"tokenizer_class\": not a folder that hf-greedtok train or save_pretrained wrote; "
