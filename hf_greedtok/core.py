@@ -22,7 +22,7 @@ import numpy as np
 from ._rows import views as _row_views
 from .decoders import MetaspaceDecoder
 from .errors import GreedTokFileError, InvalidSpec
-from .formats import greedtok_json
+from .formats import folder_files, greedtok_json
 from .formats.arrow_rows import list_array
 from .models import MODES, GreedTokModel, Mode
 from .normalizers import UnicodeNormalizer, check_normalizer, normalizer_from_name
@@ -315,9 +315,19 @@ class Tokenizer:
         """
         return _from_sections(cls, sections, GreedTokModel.from_dict(sections["model"]))
 
-    def to_json(self) -> str:
-        """The text of ``greedtok.json`` for this tokenizer (deterministic)."""
-        return greedtok_json.dumps(self.to_dict())
+    def to_json(self, *, mode: Optional[Mode] = None) -> str:
+        """The text of ``greedtok.json`` for this tokenizer (deterministic); ``mode`` replaces
+        the recorded default encoder (a transformers folder writes its config's mode there too).
+
+        Raises:
+            ValueError: unknown mode.
+        """
+        sections = self.to_dict()
+        if mode is not None:
+            if mode not in MODES:
+                raise ValueError(f"mode must be 'cover' or 'optimal', got {mode!r}")
+            sections["mode"] = mode
+        return greedtok_json.dumps(sections)
 
     @classmethod
     def from_json(cls, text: str, path: Union[str, os.PathLike] = "<string>") -> "Tokenizer":
@@ -331,19 +341,50 @@ class Tokenizer:
 
     def save(self, directory: Union[str, os.PathLike]) -> Path:
         """Write ``greedtok.json`` into ``directory`` (created if missing) atomically, then the
-        folder's manifest; returns the file's path."""
+        folder's manifest; returns the file's path.
+
+        Raises:
+            FileExistsError: ``directory`` holds another tokenizer's files (a transformers folder
+                that ``hf-greedtok train`` or ``save_pretrained`` wrote), which the new file would
+                contradict; save to a new folder, or use
+                ``GreedTokTokenizerFast.from_greedtok(tok).save_pretrained(directory)``.
+        """
+        folder_files.refuse_foreign_files(Path(directory))
         return greedtok_json.save(self.to_dict(), Path(directory))
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], *, verify_folder: bool = True) -> "Tokenizer":
-        """Load a directory (or its ``greedtok.json``) written by :meth:`save`, then check the
-        folder's manifest unless ``verify_folder`` is false.
+        """Load a directory (or its ``greedtok.json``) written by :meth:`save`, ``hf-greedtok
+        train`` or ``save_pretrained``, then check the folder's manifest unless
+        ``verify_folder`` is false.
+
+        A transformers folder (with tokenizer_config.json) is opened as every reader opens it
+        (:mod:`hf_greedtok.formats.folder_files`): its files and manifest checked, tokenizer.json's
+        vocabulary, normalizer and split compared with greedtok.json's, and its ``mode`` the one
+        the config records.
 
         Raises:
-            GreedTokFileError: missing, corrupted or foreign file, or a file the folder's
-                manifest lists is missing or changed; the message names the file.
+            GreedTokFileError: missing, corrupted or foreign file, a file the folder's manifest
+                lists is missing or changed, tokenizer.json and greedtok.json of two tokenizers,
+                or a folder of another tokenizer class; the message names the file.
         """
-        return greedtok_json.load(Path(path), cls.from_dict, verify_folder=verify_folder)
+        path = Path(path)
+        folder = path if path.is_dir() else path.parent
+        if verify_folder and (path.is_dir() or path.name == greedtok_json.FILE_NAME) \
+                and (folder / folder_files.CONFIG_FILE).is_file():
+            config, _, _, tok = cls._open_folder(folder)
+            if tok is None:
+                raise GreedTokFileError(folder / folder_files.CONFIG_FILE,
+                                        f"a {config.get('tokenizer_class')} folder, not a GreedTok one; load it "
+                                        "with AutoTokenizer.from_pretrained")
+            return tok
+        return greedtok_json.load(path, cls.from_dict, verify_folder=verify_folder)
+
+    @classmethod
+    def _open_folder(cls, folder: Path) -> tuple[Optional[dict], Optional[str], Optional[dict], Optional["Tokenizer"]]:
+        """:func:`~hf_greedtok.formats.folder_files.open_folder` with this class's loader: how
+        ``load`` and :class:`~hf_greedtok.hf.folder.TokenizerFolder` open a folder."""
+        return folder_files.open_folder(folder, lambda p: cls.load(p, verify_folder=False))
 
     @classmethod
     def from_tiktoken(cls, path: Union[str, os.PathLike], pattern: Optional[str] = None) -> "Tokenizer":

@@ -27,9 +27,9 @@ def run(args: argparse.Namespace) -> int:
     """Print a text's tokens and ids as JSON; returns 0 when decoding gives the text back
     (normalized, if the tokenizer normalizes), else 1. A vocabulary file (.tiktoken,
     byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
-    from ..formats.greedtok_json import FILE_NAME
     from ..hf.folder import TokenizerFolder
-    from .loading import is_vocabulary_file, load_hf, refuse_pattern_for_folder
+    from ..hf.folder_encoder import load_folder_tokenizer
+    from .loading import is_vocabulary_file, refuse_pattern_for_folder
 
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
         return _print_encoding(args.text, tokens, ids, decoded, form)
     refuse_pattern_for_folder(args.pattern)
     folder = TokenizerFolder.open(args.tokenizer)
-    if (folder.path / FILE_NAME).is_file():
-        tok = folder.greedtok()
+    if folder.is_greedtok:
+        tok = folder.greedtok()         # its mode is the folder's, as every reader's
         ids = tok.encode(args.text, mode=args.mode)
         tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
         form = tok.normalizer.form if tok.normalizer else None
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if args.mode is not None:
             raise ValueError(f"--mode: {args.tokenizer} is a {folder.tokenizer_class} folder with one "
                              "encoder; --mode applies to GreedTok folders")
-        hf_tok = load_hf(folder.path)
+        hf_tok = load_folder_tokenizer(folder)
         ids = hf_tok.encode(args.text, add_special_tokens=False)
         tokens = hf_tok.convert_ids_to_tokens(ids)
         decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)

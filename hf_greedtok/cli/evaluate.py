@@ -80,13 +80,13 @@ def _load_backend(folder: Path) -> tuple[Optional[Tokenizer], HFTokenizer]:
     """The native tokenizer (GreedTok folders only, else None) and the ``tokenizers`` backend
     of a checked folder; GreedTok folders load without transformers."""
     from ..hf.folder import TokenizerFolder
-    from .loading import load_hf
+    from ..hf.folder_encoder import load_folder_tokenizer
 
     opened = TokenizerFolder.open(folder)
     if opened.is_greedtok:
         tok, _, backend = opened.greedtok_backend()
         return tok, backend
-    return None, load_hf(folder).backend_tokenizer
+    return None, load_folder_tokenizer(opened).backend_tokenizer
 
 
 def _metrics(args: argparse.Namespace, greedtok: Optional[Tokenizer], backend, inputs: Sequence[str],

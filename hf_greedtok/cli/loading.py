@@ -16,8 +16,3 @@ def refuse_pattern_for_folder(pattern: Optional[str]) -> None:
     if pattern is not None:
         raise ValueError("--pattern applies to .tiktoken files; a folder's tokenizer has its own split")
 
-
-def load_hf(folder: Path):
-    """The transformers tokenizer of a checked folder that is not GreedTok's (BPE, CBPE, lookup)."""
-    from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
-    return AutoTokenizer.from_pretrained(str(folder))

@@ -17,27 +17,29 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from ..atomic import atomic_write_text
 from ..core import Tokenizer
-from ..formats.greedtok_json import FILE_NAME
 from ..errors import GreedTokFileError
-from ..formats.manifest import verify_manifest, write_save_manifest
+from ..formats import folder_files
+from ..formats.folder_files import (CONFIG_FILE, GREEDTOK_CLASS, LOOKUP_FILE, TOKENIZER_FILE, check_tokenizer_folder,
+                                    config_class, read_folder_json)
+from ..formats.greedtok_json import FILE_NAME
+from ..formats.manifest import write_save_manifest
 from .pipeline import (attach, backend_from_folder_json, build_backend, folder_json, template_post_processor,
                           unigram_vocab)
 from ..models import MODES
 
-TOKENIZER_FILE = "tokenizer.json"
-LOOKUP_FILE = "morph_lookup.tsv"
-CONFIG_FILE = "tokenizer_config.json"
+__all__ = ["CONFIG_FILE", "GREEDTOK_CLASS", "LOOKUP_FILE", "NO_MAX_LENGTH", "REMOTE_CODE_FILE", "TOKENIZER_FILE",
+           "TokenizerFolder", "check_same_vocab", "check_tokenizer_folder", "is_greedtok_config",
+           "read_folder_json", "save_greedtok_folder"]
+
 REMOTE_CODE_FILE = "tokenization_greedtok.py"      # the folder's auto_map code, a copy of ours
 # transformers' VERY_LARGE_INTEGER, its model_max_length for "no limit"
 NO_MAX_LENGTH = int(1e30)
-# tokenizer_config.json's "tokenizer_class": transformers drops the "Fast"
-GREEDTOK_CLASS = "GreedTokTokenizer"
 
 
 def is_greedtok_config(config: Optional[dict]) -> bool:
     """Whether a tokenizer_config.json (None: a ``Tokenizer.save`` folder without one) is a
     GreedTok folder's, which :func:`load_greedtok_backend` reads."""
-    return config is None or str(config.get("tokenizer_class") or "").removesuffix("Fast") == GREEDTOK_CLASS
+    return config_class(config) == GREEDTOK_CLASS
 
 
 def save_greedtok_folder(tok: Tokenizer, directory: Union[str, Path], *, mode: Optional[str] = None,
@@ -83,84 +85,31 @@ def save_greedtok_folder(tok: Tokenizer, directory: Union[str, Path], *, mode: O
     # the formatting of transformers' save_pretrained
     atomic_write_text(files[0], json.dumps(config, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     atomic_write_text(files[1], folder_json(backend))
-    atomic_write_text(files[2], tok.to_json())
+    atomic_write_text(files[2], tok.to_json(mode=mode))    # the config's mode, so the files agree
     shutil.copy(Path(__file__).with_name(REMOTE_CODE_FILE), files[3])    # as transformers' custom_object_save
     return files + [write_save_manifest(directory, files)]
 
 
 def check_same_vocab(vocab: list, greedtok: Tokenizer, source: str) -> None:
     """tokenizer.json's Unigram vocabulary (its ``model.vocab``) must be the ranked token
-    file's, id for id.
+    file's, id for id (:func:`hf_greedtok.formats.folder_files.check_same_vocab`; this signature
+    is what the remote code of folders saved by 0.1 calls).
 
     Raises:
-        ValueError: naming the first id that differs (or the two sizes).
+        GreedTokFileError (a ValueError): naming the first id that differs (or the two sizes).
     """
-    theirs = [piece[0] if isinstance(piece, (list, tuple)) else piece for piece in vocab]
-    ours = [piece for piece, _ in unigram_vocab(greedtok)]
-    if theirs == ours:
-        return
-    if len(theirs) != len(ours):
-        problem = f"has {len(theirs)} tokens, the ranked token file {len(ours)}"
-    else:
-        i = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
-        problem = f"has {theirs[i]!r} at id {i}, the ranked token file {ours[i]!r}"
-    raise ValueError(f"{source}: {TOKENIZER_FILE} does not match {FILE_NAME}: its vocabulary {problem}. "
-                     "One of the two files was replaced or edited; re-save the tokenizer.")
-
-
-def read_folder_json(path: Path, data: Optional[bytes] = None) -> dict:
-    """A folder's JSON file (tokenizer.json, tokenizer_config.json), or ``data`` read from it;
-    GreedTokFileError naming it when unreadable."""
-    try:
-        return json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise GreedTokFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise GreedTokFileError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                                      "the file is truncated or corrupted") from None
-
-
-def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str], Optional[dict]]:
-    """Check that ``folder`` is a complete tokenizer folder before anything parses it
-    (:meth:`TokenizerFolder.open`).
-
-    Returns (tokenizer_config.json's content, tokenizer.json's text and content), or (None,
-    None, None) for a ``Tokenizer.save`` folder (only greedtok.json, whose manifest :meth:`Tokenizer.load`
-    checks). Raises GreedTokFileError naming the missing or damaged file.
-    """
-    if not folder.is_dir():
-        raise GreedTokFileError(folder, "not a folder written by hf-greedtok train or save_pretrained")
-    has = {name: (folder / name).is_file() for name in (FILE_NAME, TOKENIZER_FILE, CONFIG_FILE)}
-    if not has[CONFIG_FILE]:
-        if has[TOKENIZER_FILE]:
-            # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
-            raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
-                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
-        if has[FILE_NAME]:
-            return None, None, None          # Tokenizer.load checks the manifest
-        raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
-    config = read_folder_json(folder / CONFIG_FILE)
-    # transformers saves "GreedTokTokenizer" for GreedTokTokenizerFast
-    required = {"GreedTokTokenizer": FILE_NAME, "MorphLookupTokenizer": LOOKUP_FILE}
-    kind = str(config.get("tokenizer_class") or "").removesuffix("Fast")
-    needed = [TOKENIZER_FILE] + [f for f in (required.get(kind),) if f]
-    if has[FILE_NAME]:
-        needed.append(FILE_NAME)
-    for name in dict.fromkeys(needed):
-        if not (folder / name).is_file():
-            raise GreedTokFileError(folder / name, f"no such file: the folder is incomplete (it has {CONFIG_FILE} "
-                                                   f"but not {name})")
-    text = (folder / TOKENIZER_FILE).read_bytes()
-    content = read_folder_json(folder / TOKENIZER_FILE, text)
-    verify_manifest(folder)         # after the checks above, whose messages say more
-    return config, text.decode("utf-8"), content
+    folder_files.check_same_vocab(vocab, [piece for piece, _ in unigram_vocab(greedtok)], source)
 
 
 class TokenizerFolder:
-    """A tokenizer folder opened once: its files checked, its manifest verified and its
-    tokenizer_config.json read when it is opened; then handed to whatever loads or encodes with
-    it (:class:`~hf_greedtok.hf.folder_encoder.FolderEncoder`, the CLI's ``encode``, ``evaluate``
-    and ``tokenize``), which read it from here instead of checking it again.
+    """A tokenizer folder opened once: its files checked, its manifest verified, its
+    tokenizer_config.json read and (a GreedTok folder) its model loaded when it is opened; then
+    handed to whatever loads or encodes with it (:class:`~hf_greedtok.hf.folder_encoder.FolderEncoder`,
+    the CLI's ``encode``, ``evaluate`` and ``tokenize``, ``GreedTokTokenizerFast.from_pretrained``
+    and so ``AutoTokenizer``), which read it from here instead of checking it again.
+    :meth:`hf_greedtok.Tokenizer.load` of a folder runs the same checks
+    (:mod:`hf_greedtok.formats.folder_files`): every entry point reads one mode, the config's,
+    and refuses a folder whose tokenizer.json and greedtok.json are two tokenizers'.
 
     Any folder ``hf-greedtok train`` writes (GreedTok, BPE, CBPE, lookup) or
     ``GreedTokTokenizerFast.save_pretrained`` writes, or a ``Tokenizer.save`` folder
@@ -190,18 +139,21 @@ class TokenizerFolder:
 
     @classmethod
     def open(cls, path: Union[str, Path]) -> "TokenizerFolder":
-        """Check ``path`` (files present, JSON readable, manifest) and read its config.
+        """Check ``path`` (files present, JSON readable, manifest), read its config and load its
+        GreedTok model.
 
         Raises:
-            GreedTokFileError: not a folder, a missing or damaged file, or a file the manifest
-                lists that is missing or changed; the message names the file.
+            GreedTokFileError: not a folder, a missing or damaged file, a file the manifest
+                lists that is missing or changed, a config without ``tokenizer_class`` or with
+                an unknown mode, or a tokenizer.json whose vocabulary is not greedtok.json's;
+                the message names the file.
         """
         path = Path(path)
-        folder = cls(path, *check_tokenizer_folder(path))
-        if folder.config is None:
-            # parsed before its manifest is checked, as Tokenizer.load does: a damaged file's
-            # message says more than "changed since it was saved"
-            folder._greedtok = Tokenizer.load(path)
+        config, text, content, tok = Tokenizer._open_folder(path)     # as Tokenizer.load(path) opens it
+        folder = cls(path, config, text, content)
+        # a Tokenizer.save folder: greedtok.json parsed before its manifest is checked, as
+        # Tokenizer.load does (a damaged file's message says more than "changed since it was saved")
+        folder._greedtok = Tokenizer.load(path) if config is None else tok
         return folder
 
     @classmethod
@@ -216,9 +168,7 @@ class TokenizerFolder:
     def tokenizer_class(self) -> str:
         """tokenizer_config.json's class without "Fast" ("GreedTokTokenizer" for a
         ``Tokenizer.save`` folder)."""
-        if self.config is None:
-            return GREEDTOK_CLASS
-        return str(self.config.get("tokenizer_class") or "").removesuffix("Fast")
+        return config_class(self.config)
 
     @property
     def is_greedtok(self) -> bool:
@@ -227,8 +177,10 @@ class TokenizerFolder:
 
     @property
     def mode(self) -> Optional[str]:
-        """The saved mode ("cover" or "optimal"; None when the folder does not say)."""
-        return None if self.config is None else self.config.get("mode")
+        """The encoder the folder records, "cover" or "optimal" (tokenizer_config.json's
+        ``"mode"``; greedtok.json's in a ``Tokenizer.save`` folder); None for a folder of
+        another tokenizer class."""
+        return self._greedtok.mode if self._greedtok is not None else None
 
     def tokenizer_json(self) -> dict:
         """tokenizer.json's content as parsed when the folder was opened ({} for a
@@ -236,13 +188,14 @@ class TokenizerFolder:
         return {} if self._tokenizer_json is None else self._tokenizer_json
 
     def greedtok(self) -> Tokenizer:
-        """The folder's ranked token file (greedtok.json), loaded once.
+        """The folder's GreedTok model (greedtok.json, its ``mode`` the folder's), loaded when
+        the folder was opened.
 
         Raises:
-            GreedTokFileError: a damaged greedtok.json, or none (not a GreedTok folder).
+            ValueError: not a GreedTok folder.
         """
         if self._greedtok is None:
-            self._greedtok = Tokenizer.load(self.path / FILE_NAME, verify_folder=False)   # open() verified it
+            raise ValueError(f"{self.path} is a {self.tokenizer_class} folder, not a GreedTok one")
         return self._greedtok
 
     def greedtok_backend(self, mode: Optional[str] = None) -> tuple[Tokenizer, str, HFTokenizer]:
@@ -254,22 +207,15 @@ class TokenizerFolder:
         :func:`~hf_greedtok.hf.pipeline.build_backend`'s.
 
         Args:
-            mode: "cover" or "optimal"; default: the saved mode, else the ranked token file's.
+            mode: "cover" or "optimal"; default: the folder's (:attr:`mode`).
 
         Raises:
-            GreedTokFileError: a damaged greedtok.json. ValueError: not a GreedTok folder, an
-                unknown mode, or a tokenizer.json whose vocabulary differs from greedtok.json.
+            ValueError: not a GreedTok folder, or an unknown mode.
         """
-        if not self.is_greedtok:
-            raise ValueError(f"{self.path} is a {self.tokenizer_class} folder, not a GreedTok one")
         tok = self.greedtok()
-        source = "mode" if mode else str(self.path / CONFIG_FILE)
-        mode = mode or self.mode or tok.mode
-        if mode not in MODES:
-            raise ValueError(f"{source}: mode must be 'cover' or 'optimal', got {mode!r}")
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"mode: mode must be 'cover' or 'optimal', got {mode!r}")
+        mode = mode or tok.mode
         if self.config is None:
             return tok, mode, build_backend(tok, mode)
-        vocab = self.tokenizer_json().get("model", {}).get("vocab")
-        if vocab is not None:
-            check_same_vocab(vocab, tok, str(self.path))
         return tok, mode, attach(backend_from_folder_json(self._tokenizer_text), tok, mode)

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 import numpy as np
 
 from ..core import Tokenizer
-from ..errors import CorpusError
+from ..errors import CorpusError, GreedTokFileError
 from ..formats.arrow_rows import list_array
+from ..formats.folder_files import CONFIG_FILE, LOOKUP_CLASS
 from .folder import TokenizerFolder
 from .pipeline import native_added_tokens, template
 
@@ -46,7 +47,8 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike, TokenizerFolder], mode
         mode: "cover" or "optimal" for a GreedTok folder (default: the folder's).
 
     Raises:
-        GreedTokFileError: a missing, incomplete or damaged folder (the file named).
+        GreedTokFileError: a missing, incomplete or damaged folder (the file named), or one
+            whose class is its own code (``auto_map``): nothing asks whether to run it.
         ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
     """
     return _transformers_tokenizer(TokenizerFolder.of(folder), mode)
@@ -61,8 +63,15 @@ def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
         if mode is not None:
             raise ValueError(f"mode: {folder.path} is a {folder.tokenizer_class} folder with one encoder; "
                              "mode applies to GreedTok folders")
-        from transformers import AutoTokenizer
-        return AutoTokenizer.from_pretrained(str(folder.path))
+        if (folder.config or {}).get("auto_map") and folder.tokenizer_class != LOOKUP_CLASS:
+            # transformers would ask (or, told not to, refuse in three lines) to run the folder's code
+            raise GreedTokFileError(folder.path / CONFIG_FILE, (
+                f"\"tokenizer_class\" {folder.config.get('tokenizer_class')!r} is the folder's own code (its "
+                "\"auto_map\"), which hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, "
+                "trust_remote_code=True)"))
+        from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
+        # opened and recognised above: transformers must never ask whether to run the folder's code
+        return AutoTokenizer.from_pretrained(str(folder.path), trust_remote_code=False)
     # transformers' own loading (added tokens, special tokens from the config) is what the ids
     # must equal; it reads the folder's files again
     return GreedTokTokenizerFast.from_pretrained(str(folder.path), **({"mode": mode} if mode else {}))

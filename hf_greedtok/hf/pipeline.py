@@ -44,6 +44,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
 from ..atomic import atomic_write_text
 from ..core import Tokenizer
+from ..formats.folder_files import GUARDED_VERSION
 from ..models import MODES, Mode
 from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers import PreTokenizer, bytes_to_unicode
@@ -445,10 +446,6 @@ def standard_json(backend: HFTokenizer) -> str:
             backend.pre_tokenizer = custom
 
 
-# tokenizers refuses a file whose "version" it does not know and quotes the value in its error
-# ("Unknown tokenizer version '...'"), so this is what a user without hf-greedtok reads.
-GUARDED_VERSION = ("hf-greedtok: this tokenizer.json alone would encode differently (GreedTok cover mode or a "
-                   "morphology lookup); load its folder with hf-greedtok installed")
 _TOKENIZERS_VERSION = "1.0"
 
 

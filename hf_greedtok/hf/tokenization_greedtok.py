@@ -30,7 +30,7 @@ from hf_greedtok.formats.greedtok_json import FILE_NAME, verify_file_folder
 from hf_greedtok.formats.manifest import write_save_manifest
 from hf_greedtok.hf.fast_path import LazyEncodingsBatch, Template, TruncationRefused, assemble, char_spans, \
     fast_plan, native_threads, template
-from hf_greedtok.hf.folder import LOOKUP_FILE, TOKENIZER_FILE, check_same_vocab
+from hf_greedtok.hf.folder import CONFIG_FILE, LOOKUP_FILE, TOKENIZER_FILE, TokenizerFolder, check_same_vocab
 from hf_greedtok.hf.pipeline import (attach, attachment, backend_from_folder_json, backend_lock, build_backend,
                                      folder_json, native_added_tokens, refresh_decoder, standard_json)
 from hf_greedtok.indic.lookup import MorphLookup
@@ -52,6 +52,26 @@ class _CustomStepBackend:
     ``save_pretrained`` writes the standard tokenizer.json (custom steps left out) next to the
     files of ``save_vocabulary``, from which the constructor re-attaches the steps.
     """
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *init_inputs, **kwargs):
+        """transformers' ``from_pretrained`` (what ``AutoTokenizer.from_pretrained`` calls). A
+        local folder is first opened by :class:`~hf_greedtok.hf.folder.TokenizerFolder`, as every
+        other reader opens it: a missing or damaged file, a changed file, an unknown mode or a
+        tokenizer.json and greedtok.json of two tokenizers raise
+        :class:`~hf_greedtok.errors.GreedTokFileError` naming the file before transformers
+        reads anything.
+
+        Raises:
+            GreedTokFileError: as :meth:`TokenizerFolder.open`; otherwise as transformers'.
+        """
+        path = pretrained_model_name_or_path
+        if isinstance(path, (str, os.PathLike)) and not kwargs.get("subfolder") \
+                and os.path.isfile(os.path.join(path, CONFIG_FILE)):
+            folder = TokenizerFolder.open(path)
+            if folder.is_greedtok and issubclass(cls, GreedTokTokenizerFast):
+                kwargs.setdefault("greedtok", folder.greedtok())     # loaded once (seconds for 100K tokens)
+        return super().from_pretrained(pretrained_model_name_or_path, *init_inputs, **kwargs)
 
     @classmethod
     def convert_to_native_format(cls, trust_remote_code=False, **kwargs):
@@ -330,7 +350,8 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
 
     def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> tuple[str]:
         path = Path(save_directory) / ((filename_prefix + "-" if filename_prefix else "") + FILE_NAME)
-        atomic_write_text(path, self.greedtok.to_json())
+        # the mode this instance encodes with, which save_pretrained also writes to the config
+        atomic_write_text(path, self.greedtok.to_json(mode=self.mode))
         return (str(path),)
 
     def save_pretrained(self, save_directory, legacy_format=None, filename_prefix=None, push_to_hub=False,

@@ -8,6 +8,7 @@ import pytest
 from corpora import EXAMPLE_TEXT
 
 from hf_greedtok import GreedTokTokenizerFast, GreedTokTrainer, Metaspace
+from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.formats.manifest import write_save_manifest
 from hf_greedtok.hf.folder import TokenizerFolder, save_greedtok_folder
 
@@ -71,6 +72,5 @@ def test_backend_refuses_a_tokenizer_json_of_another_vocabulary(trained, tmp_pat
     data["model"]["vocab"] = data["model"]["vocab"][:-1]
     path.write_text(json.dumps(data), encoding="utf-8")
     write_save_manifest(tmp_path / "tok", files[:-1])      # edited, then its manifest re-written to match
-    folder = TokenizerFolder.open(tmp_path / "tok")
-    with pytest.raises(ValueError, match="tokenizer.json does not match greedtok.json"):
-        folder.greedtok_backend()
+    with pytest.raises(GreedTokFileError, match="tokenizer.json does not match greedtok.json"):
+        TokenizerFolder.open(tmp_path / "tok")

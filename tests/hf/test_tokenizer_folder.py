@@ -6,8 +6,8 @@ import pyarrow.parquet as pq
 import pytest
 from corpora import EXAMPLE_TEXT
 
+import hf_greedtok.formats.folder_files as folder_module
 import hf_greedtok.formats.greedtok_json as greedtok_json
-import hf_greedtok.hf.folder as folder_module
 from hf_greedtok import GreedTokTrainer, Tokenizer
 from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.hf.folder import TokenizerFolder, save_greedtok_folder

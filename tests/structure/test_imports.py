@@ -44,7 +44,7 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.formats.manifest": ["write_save_manifest"],
     "hf_greedtok.hf.fast_path": ["LazyEncodingsBatch", "Template", "TruncationRefused", "assemble", "char_spans", "fast_plan",
                                  "kept_lengths", "native_threads", "template"],
-    "hf_greedtok.hf.folder": ["LOOKUP_FILE", "TOKENIZER_FILE", "check_same_vocab"],
+    "hf_greedtok.hf.folder": ["CONFIG_FILE", "LOOKUP_FILE", "TOKENIZER_FILE", "TokenizerFolder", "check_same_vocab"],
     "hf_greedtok.hf.pipeline": ["attach", "attachment", "backend_from_folder_json", "backend_lock",
                                 "build_backend", "folder_json", "native_added_tokens", "refresh_decoder",
                                 "standard_json"],
