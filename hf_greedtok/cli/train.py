@@ -380,25 +380,4 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
                           max_count=INT64_MAX if args.algorithm == "greedtok" else None,
                           table=args.superwords)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
-    if args.counts and args.superwords:
-        _check_chunk_table(args, wc)
     return wc
-
-
-def _check_chunk_table(args: argparse.Namespace, wc: dict) -> None:
-    """CorpusError when --superwords reads tables that record no split (older ones, or written by
-    hand) and none of whose entries holds two words with letters: a word table, whose "superwords"
-    would all be words (tables that record theirs were checked on reading)."""
-    import regex
-
-    from ..formats.count_table import table_split
-    from ..pre_tokenizers import ByteLevel
-
-    if any(table_split(t) is not None for t in args.inputs):
-        return
-    words = ByteLevel(args.pattern or DEFAULT_SPLIT).pre_tokenize
-    letter = regex.compile(r"\p{L}").search
-    if not any(sum(1 for w in words(chunk) if letter(w)) > 1 for chunk in wc):
-        raise CorpusError(", ".join(map(str, args.inputs)), None,
-                          "--superwords: no entry holds two words, so no token could span words; this is a "
-                          "word table: count the text with `hf-greedtok count --superwords`")
