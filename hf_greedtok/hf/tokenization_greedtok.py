@@ -384,11 +384,11 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
         counts = count_words(texts, *counting_pipeline(old.pre_tokenizer, old.normalizer, specials),
                              num_proc=num_proc, show_progress=show)
-        fixed = 256 + len(singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind))
-        k = vocab_size - fixed - len(specials)
-        if k < 1:
-            raise ValueError(f"vocab_size {vocab_size} leaves no learned tokens: {len(specials)} special "
-                             f"tokens and {fixed} singletons already take {len(specials) + fixed}")
+        # imported here: a folder's copy of this file still loads under a release without it
+        from hf_greedtok.trainers import learned_tokens
+
+        alphabet = singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind)
+        k = learned_tokens(vocab_size, len(alphabet), len(specials))
         trainer = recorded_trainer(old, k, special_tokens=specials, show_progress=show, **kwargs)
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()

@@ -12,7 +12,7 @@ unrestricted).
 Example:
     >>> from hf_greedtok import Tokenizer
     >>> tok = Tokenizer.load("sw-tokenizer")                       # doctest: +SKIP
-    >>> trainer = recorded_trainer(tok, 8000, show_progress=False)  # doctest: +SKIP
+    >>> trainer = recorded_trainer(tok, 8000, show_progress=False)  # k = 8000 learned tokens  # doctest: +SKIP
     >>> type(trainer).__name__                                      # doctest: +SKIP
     'GreedTokSuperwordTrainer'
 """
@@ -27,20 +27,20 @@ from .greedtok import GreedTokTrainer, GreedWMCTrainer
 from .superwords import GreedTokSuperwordTrainer, default_word_tokens
 
 
-def recorded_trainer(tok: Tokenizer, vocab_size: int, *, special_tokens: Sequence[str] = (),
+def recorded_trainer(tok: Tokenizer, k: int, *, special_tokens: Sequence[str] = (),
                      **options: Any) -> GreedTokTrainer:
-    """A trainer of ``tok``'s kind, with the settings its ``training_info`` records, for k = ``vocab_size``.
+    """A trainer of ``tok``'s kind, with the settings its ``training_info`` records, for ``k`` learned tokens.
 
     Args:
         tok: a trained tokenizer (settings missing from an older file take the trainers' defaults).
-        vocab_size: k, the learned tokens of the new run (singletons and special tokens on top).
+        k: the learned tokens of the new run (singletons and special tokens on top).
         special_tokens: the new tokenizer's special tokens.
         **options: trainer arguments that replace the recorded ones (``min_frequency``,
             ``max_token_length``, ``show_progress``, ``num_threads``; for superwords also
             ``word_tokens``, ``keep_other_scripts``, ...).
 
     A superword tokenizer's t keeps its share of k: the default share when it was the default,
-    else ``round(t x vocab_size / k)`` of the recorded t and k.
+    else ``round(t x k / k_recorded)`` of the recorded t and k.
 
     Raises:
         ValueError, TypeError: what the trainer's constructor raises for the settings.
@@ -56,24 +56,24 @@ def recorded_trainer(tok: Tokenizer, vocab_size: int, *, special_tokens: Sequenc
         settings.update(
             min_frequency=info.get("min_frequency", DEFAULT_SUPERWORD_MIN_FREQUENCY) if curriculum
             else DEFAULT_SUPERWORD_MIN_FREQUENCY,
-            word_tokens=_word_tokens(curriculum, info, vocab_size),
+            word_tokens=_word_tokens(curriculum, info, k),
             word_pattern=DEFAULT_SPLIT if word_split is None else word_split.name,
             keep_other_scripts=curriculum.get("keep_other_scripts", True),
             chunk_budget_mb=(curriculum.get("chunk_sample") or {}).get("budget_mb", DEFAULT_CHUNK_BUDGET_MB),
             pinned_tokens=list(ranked[:curriculum.get("user_pinned_tokens", 0)]))
         settings.update(options)
-        return GreedTokSuperwordTrainer(vocab_size, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,
+        return GreedTokSuperwordTrainer(k=k, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,
                                         special_tokens=special_tokens, normalizer=tok.normalizer, **settings)
     bpe = info.get("bpe_candidates_run") or {}
     settings.update(min_frequency=info.get("min_frequency", 1), bpe_candidates=bpe.get("factor"),
                     pinned_tokens=list(ranked[:info.get("pinned_tokens", 0)]))
     settings.update(options)
     cls = GreedWMCTrainer if info.get("algorithm") == GreedWMCTrainer.algorithm else GreedTokTrainer
-    return cls(vocab_size, pre_tokenizer=tok.pre_tokenizer, special_tokens=special_tokens,
+    return cls(k=k, pre_tokenizer=tok.pre_tokenizer, special_tokens=special_tokens,
                normalizer=tok.normalizer, **settings)
 
 
-def _word_tokens(curriculum: dict, info: dict, vocab_size: int):
+def _word_tokens(curriculum: dict, info: dict, new_k: int):
     """t for a new k: None (the default share) where the recorded t was the default (a file
     older than ``word_tokens_default``: where it equals the default of its k), else the
     recorded share of the new k."""
@@ -85,4 +85,4 @@ def _word_tokens(curriculum: dict, info: dict, vocab_size: int):
         default = t is None or not k or t == default_word_tokens(k)
     if default:
         return None
-    return min(vocab_size, round(t * vocab_size / k))
+    return min(new_k, round(t * new_k / k))

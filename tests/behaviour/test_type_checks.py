@@ -15,7 +15,7 @@ TRAINERS = [GreedTokTrainer, GreedWMCTrainer]
 
 @pytest.fixture(scope="module")
 def model() -> GreedTokModel:
-    tok = GreedTokTrainer(5, show_progress=False).train_from_iterator(["the cynic is a blackguard"] * 3,
+    tok = GreedTokTrainer(k=5, show_progress=False).train_from_iterator(["the cynic is a blackguard"] * 3,
                                                                        num_proc=1)
     return tok.model
 

@@ -56,7 +56,7 @@ def test_a_chunk_table_without_digits_is_refused_by_digits_in_chunks(tmp_path, c
 def test_apostrophes_and_hyphens_do_not_make_a_word_table_a_chunk_table(prefix_space, tmp_path):
     """A headerless word table, refused by the Python trainer's reader as by the CLI's."""
     words = _table(tmp_path / "words.tsv", {"the": 9, "don't": 5, "well-known": 3, "house": 2})
-    trainer = GreedTokSuperwordTrainer(20, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=20, show_progress=False)
     with pytest.raises(CorpusError, match="no entry holds two words.*this is a word table"):
         trainer.train([words], counts=True, prefix_space=prefix_space)
 
