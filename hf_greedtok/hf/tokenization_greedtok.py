@@ -372,6 +372,10 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 whitespace-only or repeated token in ``new_special_tokens`` or among the
                 values of ``special_tokens_map``.
             CorpusError: no text.
+
+        Warns:
+            VocabularySizeWarning: fewer ids than ``vocab_size`` (the text has too few candidates
+                for it); ``greedtok.training_info["size_shortfall"]`` gives the cause.
         """
         rename = special_tokens_map or {}
         check_special_tokens(rename.values(), "special_tokens_map")
@@ -390,6 +394,8 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         alphabet = singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind)
         k = learned_tokens(vocab_size, len(alphabet), len(specials))
         trainer = recorded_trainer(old, k, special_tokens=specials, show_progress=show, **kwargs)
+        # the size asked is the whole vocabulary: a shortfall is reported in ids too
+        trainer.vocab_size = vocab_size
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()
                 if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder",
