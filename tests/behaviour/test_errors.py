@@ -25,8 +25,10 @@ def test_empty_corpus(tmp_path):
 
 @pytest.mark.parametrize("k", [0, -3, 2.5])
 def test_non_positive_vocab_size(k):
-    with pytest.raises(ValueError, match="vocab_size"):
+    with pytest.raises(ValueError, match=r"k \(the learned tokens\) must be an integer >= 1"):
         GreedTokTrainer(k=k)
+    with pytest.raises(ValueError, match=r"vocab_size \(the whole vocabulary.*\) must be an integer >= 1"):
+        GreedTokTrainer(vocab_size=k)
 
 
 def test_invalid_utf8_names_file_and_line(tmp_path):
