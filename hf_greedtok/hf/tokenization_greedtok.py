@@ -38,7 +38,6 @@ from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
 from hf_greedtok.pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
-from hf_greedtok.trainers import singleton_alphabet
 from hf_greedtok.trainers.recorded import recorded_trainer
 from hf_greedtok.word_counts import count_words
 
@@ -388,14 +387,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
         counts = count_words(texts, *counting_pipeline(old.pre_tokenizer, old.normalizer, specials),
                              num_proc=num_proc, show_progress=show)
-        # imported here: a folder's copy of this file still loads under a release without it
-        from hf_greedtok.trainers import learned_tokens
-
-        alphabet = singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind)
-        k = learned_tokens(vocab_size, len(alphabet), len(specials))
-        trainer = recorded_trainer(old, k, special_tokens=specials, show_progress=show, **kwargs)
-        # the size asked is the whole vocabulary: a shortfall is reported in ids too
-        trainer.vocab_size = vocab_size
+        trainer = recorded_trainer(old, vocab_size=vocab_size, special_tokens=specials, show_progress=show, **kwargs)
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()
                 if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder",

@@ -113,7 +113,7 @@ def test_native_and_hf_normalize_newer_marks_alike():
 
 
 def test_cover_folder_without_tokenizer_config_is_refused(mixed_tok, tmp_path):
-    GreedTokTokenizerFast.from_greedtok(mixed_tok).save_pretrained(tmp_path / "cover")
+    GreedTokTokenizerFast.from_greedtok(mixed_tok, mode="cover").save_pretrained(tmp_path / "cover")
     assert AutoTokenizer.from_pretrained(tmp_path / "cover")("x<pad>")["input_ids"] == mixed_tok.encode("x<pad>")
     (tmp_path / "cover" / "tokenizer_config.json").unlink()
     with pytest.raises(Exception, match="this tokenizer.json alone would encode differently"):
