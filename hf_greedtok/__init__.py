@@ -22,7 +22,7 @@ transformers is imported, in either order (a post-import hook), so
 
 Example:
     >>> import hf_greedtok as hg
-    >>> trainer = hg.GreedTokTrainer(k=300, show_progress=False)
+    >>> trainer = hg.GreedTokTrainer(k=5, show_progress=False)
     >>> tok = trainer.train_from_iterator(["the cat sat on the mat"] * 4, num_proc=1)
     >>> tok.decode(tok.encode("the cat"))
     'the cat'
