@@ -4,7 +4,7 @@ For each corpus and each k, both tokenizers are trained on the same pre-tokenize
 (GPT-4 split regex, byte singletons, words keep their leading space) with the same total
 vocabulary, 256 bytes + k learned tokens, and no special tokens:
 
-* GreedTok(k): ``GreedTokTrainer(k, max_token_length=L)`` on our word counts
+* GreedTok(k): ``GreedTokTrainer(k=k, max_token_length=L)`` on our word counts
   (``count_words_in_files`` with ``ByteLevel()``, the same counts ``train([path])`` makes);
 * HF BPE: ``tokenizers.Tokenizer(models.BPE())`` with ``Split(GPT4_PATTERN, "isolated")`` +
   ``ByteLevel(use_regex=False)`` and ``BpeTrainer(vocab_size=256 + k)``, trained on the file.
@@ -110,7 +110,7 @@ def bench(path: Path, ks: list[int], max_token_length: int) -> tuple[list[dict[s
     rows = []
     for k in ks:
         t1 = time.perf_counter()
-        gt = GreedTokTrainer(k, max_token_length=max_token_length, show_progress=False).train_from_counts(
+        gt = GreedTokTrainer(k=k, max_token_length=max_token_length, show_progress=False).train_from_counts(
             wc, source=str(path))
         t_gt = time.perf_counter() - t1
         metrics = evaluate_word_counts(gt, wc)

@@ -36,7 +36,7 @@ def main() -> None:
     args = p.parse_args()
     from hf_greedtok import ByteLevel, GreedTokTrainer, read_count_tables
     counts = read_count_tables([CORPORA / "en_wiki2012_wordcounts.tsv"], ByteLevel())
-    tok = GreedTokTrainer(args.k, show_progress=False).train_from_counts(counts)
+    tok = GreedTokTrainer(k=args.k, show_progress=False).train_from_counts(counts)
     words = random.Random(0).choices(list(counts), weights=list(counts.values()), k=args.words)
     n = len(words)
     rows = {}

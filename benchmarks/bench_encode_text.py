@@ -77,7 +77,7 @@ def native_table(args: argparse.Namespace) -> None:
     cl100k = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
     started = time.perf_counter()
     lines = [line for text in corpora.values() for line in text.splitlines(keepends=True)]
-    greedtok = GreedTokTrainer(args.k, pre_tokenizer=ByteLevel(args.pattern),
+    greedtok = GreedTokTrainer(k=args.k, pre_tokenizer=ByteLevel(args.pattern),
                                show_progress=False).train_from_iterator(lines)
     train_s = time.perf_counter() - started
     tik = tiktoken.Encoding("cl100k_file", pat_str=GPT4_PATTERN, special_tokens={},

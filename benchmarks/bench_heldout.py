@@ -139,7 +139,7 @@ def train_variant(counts: Counter, total: int, pre: ByteLevel, kw: dict, train: 
     if own:
         ranked = [t for t in bpe_tokens(train_bpe(train, total, pre)) if len(t) > 1]
         return Tokenizer(GreedTokModel(ranked, unit_kind="bytes"), pre)
-    return GreedTokTrainer(total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
+    return GreedTokTrainer(k=total - 256, pre_tokenizer=pre, show_progress=False, **kw).train_from_counts(counts)
 
 
 def why(bpe: HFTokenizer, tok, counts: Counter, unseen: list[str]) -> None:

@@ -164,7 +164,7 @@ def bench(name: str, args) -> None:
     megabytes = sum(len(line.encode("utf-8")) for line in lines) / 1e6
     batches = [lines[i:i + args.batch] for i in range(0, len(lines), args.batch)]
 
-    core = GreedTokTrainer(args.vocab_size - 256 - len(SPECIALS), special_tokens=SPECIALS,
+    core = GreedTokTrainer(k=args.vocab_size - 256 - len(SPECIALS), special_tokens=SPECIALS,
                            show_progress=False).train_from_iterator(train_lines)
     cover = GreedTokTokenizerFast.from_greedtok(core, mode="cover", eos_token=SPECIALS[0], pad_token=SPECIALS[0])
     backend_only = GreedTokTokenizerFast.from_greedtok(core, mode="cover", eos_token=SPECIALS[0],

@@ -68,7 +68,7 @@ def build(folder: Path) -> None:
     from hf_greedtok.hf.pipeline import standard_pre_tokenizer
 
     lines = TRAIN_TEXT.read_text(encoding="utf-8").splitlines()
-    core = GreedTokTrainer(LEARNED, show_progress=False).train_from_iterator(lines)
+    core = GreedTokTrainer(k=LEARNED, show_progress=False).train_from_iterator(lines)
     core.save(folder / "native")
     GreedTokTokenizerFast.from_greedtok(core, mode="cover").save_pretrained(folder / "hf-cover")
     GreedTokTokenizerFast.from_greedtok(core, mode="optimal").save_pretrained(folder / "hf-optimal")

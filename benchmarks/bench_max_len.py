@@ -39,7 +39,7 @@ def split(tmp: Path, share: float) -> tuple[list[Path], list[Path]]:
 def worker(max_len: int, total_vocab: int, threads: int, train: list[str], held: list[str]) -> dict:
     from hf_greedtok import GreedTokTrainer
     from hf_greedtok.word_counts import count_corpus
-    trainer = GreedTokTrainer(total_vocab - N_BYTES, max_token_length=max_len, show_progress=False,
+    trainer = GreedTokTrainer(k=total_vocab - N_BYTES, max_token_length=max_len, show_progress=False,
                               num_threads=threads)
     wc = count_corpus(train, *trainer.counting_pipeline(), num_proc=threads, show_progress=False)
     tok = trainer.train_from_counts(wc)

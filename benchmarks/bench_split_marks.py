@@ -75,7 +75,7 @@ def multibyte_characters(wc, at_least: int) -> list[str]:
 
 def train(wc, total: int, pre: ByteLevel, pin_at_least: int):
     pins = multibyte_characters(wc, pin_at_least) if pin_at_least else []
-    return GreedTokTrainer(total - 256, pre_tokenizer=pre, pinned_tokens=pins, show_progress=False).train_from_counts(wc)
+    return GreedTokTrainer(k=total - 256, pre_tokenizer=pre, pinned_tokens=pins, show_progress=False).train_from_counts(wc)
 
 
 def main() -> None:

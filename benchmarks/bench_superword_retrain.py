@@ -51,14 +51,14 @@ def retraining(total: int) -> None:
         held[f"held-out {name}"] = h
     held.update(other_domains())
     k = total - 256
-    first = GreedTokSuperwordTrainer(k, show_progress=False).train_from_iterator(old_text)
+    first = GreedTokSuperwordTrainer(k=k, show_progress=False).train_from_iterator(old_text)
     fast = GreedTokTokenizerFast.from_greedtok(first, mode="optimal")
     runs, seconds = {}, {}
     makers = {
         "train_new_from_iterator": lambda: fast.train_new_from_iterator(train, total).greedtok,
         "before issue 40 (GreedTok on chunks)": lambda: GreedTokTrainer(
-            k, pre_tokenizer=ByteLevel("superwords"), show_progress=False).train_from_iterator(train),
-        "superword trainer, directly": lambda: GreedTokSuperwordTrainer(k, show_progress=False).train_from_iterator(
+            k=k, pre_tokenizer=ByteLevel("superwords"), show_progress=False).train_from_iterator(train),
+        "superword trainer, directly": lambda: GreedTokSuperwordTrainer(k=k, show_progress=False).train_from_iterator(
             train),
     }
     for label, make in makers.items():
@@ -84,18 +84,18 @@ def continuing(first_k: int, second_k: int) -> None:
         train += t
         held[name] = h
     rows = []
-    trainer = GreedTokSuperwordTrainer(first_k, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=first_k, show_progress=False)
     trainer.train_from_iterator(train)
     started = time.perf_counter()
     now = trainer.continue_training(second_k)
     rows.append(("continue_training (now)", now, time.perf_counter() - started))
-    old = GreedTokSuperwordTrainer(first_k, show_progress=False)
+    old = GreedTokSuperwordTrainer(k=first_k, show_progress=False)
     old.train_from_iterator(train)
     started = time.perf_counter()
     resumed = GreedTokTrainer.continue_training(old, second_k)     # stage 2 resumed, the old pins kept
     rows.append(("stage 2 resumed (before issue 40)", resumed, time.perf_counter() - started))
     started = time.perf_counter()
-    direct = GreedTokSuperwordTrainer(second_k, show_progress=False).train_from_iterator(train)
+    direct = GreedTokSuperwordTrainer(k=second_k, show_progress=False).train_from_iterator(train)
     rows.append(("trained to the second k directly", direct, time.perf_counter() - started))
     print(f"\n## 2. continue_training {first_k:,} -> {second_k:,}, English + Hindi\n")
     print("| run | first ranks equal to direct | " + " | ".join(f"held-out {n}" for n in held) + " | seconds |")

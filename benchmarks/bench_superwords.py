@@ -138,14 +138,14 @@ def main() -> None:
             peer, seconds = timed(lambda: train_superbpe_style(train, total, int(share * total) - 256))
             results.append(row(f"SuperBPE-style BPE, t = {int(share * total):,}", measure(peer, evals), base,
                                seconds, list(others)))
-        tok, seconds = timed(lambda: GreedTokTrainer(total - 256, pre_tokenizer=ByteLevel("gpt4-marks"),
+        tok, seconds = timed(lambda: GreedTokTrainer(k=total - 256, pre_tokenizer=ByteLevel("gpt4-marks"),
                                                      show_progress=False, num_threads=args.threads).train_from_counts(
             count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False)))
         results.append(row("GreedTok, word level (gpt4-marks)",
                            measure(GreedTokPeer("GreedTok", "GreedTok", tok, "optimal"), evals), base,
                            seconds, list(others)))
         for kw in json.loads(args.variants):
-            tok, seconds = timed(lambda: GreedTokSuperwordTrainer(total - 256, show_progress=False,
+            tok, seconds = timed(lambda: GreedTokSuperwordTrainer(k=total - 256, show_progress=False,
                                                                   num_threads=args.threads, **kw
                                                                   ).train_from_iterator(train))
             label = f"GreedTok superwords {json.dumps(kw)} (t = {tok.training_info['curriculum']['word_tokens']:,})"
@@ -175,14 +175,14 @@ def multilingual(args: argparse.Namespace) -> None:
     for total in args.totals:
         t0 = time.time()
         words = count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False)
-        word_tok = GreedTokTrainer(total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
+        word_tok = GreedTokTrainer(k=total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False,
                                    num_threads=args.threads).train_from_counts(words)
         seconds = time.time() - t0
         base = measure(GreedTokPeer("word level", "GreedTok", word_tok, "optimal"), unseen)
         print(f"| {total:,} | GreedTok, word level (tokens) | " + " | ".join(f"{v:,}" for v in base.values())
               + f" | {seconds:.0f} |", flush=True)
         for kw in json.loads(args.variants):
-            sw, seconds = timed(lambda: GreedTokSuperwordTrainer(total - 256, show_progress=False,
+            sw, seconds = timed(lambda: GreedTokSuperwordTrainer(k=total - 256, show_progress=False,
                                                                  num_threads=args.threads, **kw).train_from_iterator(train))
             got = measure(GreedTokPeer("superwords", "GreedTok", sw, "optimal"), unseen)
             print(f"| {total:,} | GreedTok superwords {json.dumps(kw)} (vs word level) | "

@@ -105,9 +105,9 @@ def main() -> None:
     lines = [line for path in texts().values() for line in lines_of(path)]
     mb = sum(len(line.encode("utf-8")) for line in lines) / 1e6
     anchor = hf_bpe(train, args.total, "gpt4")
-    words = GreedTokTrainer(args.total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False) \
+    words = GreedTokTrainer(k=args.total - 256, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False) \
         .train_from_counts(count_words(train, ByteLevel("gpt4-marks"), None, show_progress=False))
-    supers = GreedTokSuperwordTrainer(args.total - 256, show_progress=False).train_from_iterator(train)
+    supers = GreedTokSuperwordTrainer(k=args.total - 256, show_progress=False).train_from_iterator(train)
     kinds = (("word-level GreedTok", words), ("superword GreedTok", supers))
     batches = [lines[i:i + BATCH] for i in range(0, len(lines), BATCH)]
     r = args.repeat

@@ -21,7 +21,7 @@ from common import CORPORA, machine, peak_rss_mb, reference_available, run_ours,
 def worker(words_path: str, k: int, max_len: int) -> None:
     from hf_greedtok import GreedTokTrainer
     words = {bytes.fromhex(h).decode(): c for h, c in json.loads(Path(words_path).read_text())}
-    trainer = GreedTokTrainer(k, max_token_length=max_len, show_progress=False)
+    trainer = GreedTokTrainer(k=k, max_token_length=max_len, show_progress=False)
     started = time.perf_counter()
     tok = trainer.train_from_counts(words)
     total = time.perf_counter() - started

@@ -34,7 +34,7 @@ N_BYTES = 256
 def worker_ours(files: list[str], total_vocab: int, threads: int, max_len: int) -> dict:
     from hf_greedtok import GreedTokTrainer
     from hf_greedtok.word_counts import count_corpus
-    trainer = GreedTokTrainer(total_vocab - N_BYTES, max_token_length=max_len, show_progress=False,
+    trainer = GreedTokTrainer(k=total_vocab - N_BYTES, max_token_length=max_len, show_progress=False,
                               num_threads=threads)
     started = time.perf_counter()
     wc = count_corpus(files, *trainer.counting_pipeline(), num_proc=threads, show_progress=False)

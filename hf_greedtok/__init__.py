@@ -22,7 +22,7 @@ transformers is imported, in either order (a post-import hook), so
 
 Example:
     >>> import hf_greedtok as hg
-    >>> trainer = hg.GreedTokTrainer(300, show_progress=False)
+    >>> trainer = hg.GreedTokTrainer(k=5, show_progress=False)
     >>> tok = trainer.train_from_iterator(["the cat sat on the mat"] * 4, num_proc=1)
     >>> tok.decode(tok.encode("the cat"))
     'the cat'
@@ -38,7 +38,7 @@ from ._import_hooks import importing, register_post_import_hook
 
 if TYPE_CHECKING:      # the names as type checkers see them; at run time __getattr__ imports them
     from .core import Tokenizer
-    from .errors import CorpusError, GreedTokError, GreedTokFileError
+    from .errors import CorpusError, GreedTokError, GreedTokFileError, VocabularySizeWarning
     from .hf.auto import GreedTokConfig, register_auto_classes  # noqa: F401
     from .hf.pipeline import export_optimal_tokenizer_json
     from .hf.tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast  # noqa: F401
@@ -64,11 +64,12 @@ _EXPORTS = {
     "GreedTokTokenizerFast": "hf.tokenization_greedtok",
     "export_optimal_tokenizer_json": "hf.pipeline",
     "GreedTokError": "errors", "CorpusError": "errors", "GreedTokFileError": "errors",
+    "VocabularySizeWarning": "errors",
 }
 __all__ = [
     "UnicodeNormalizer", "ByteLevel", "Metaspace", "count_words", "count_words_in_files", "read_count_tables",
     "GreedTokTrainer", "GreedWMCTrainer", "GreedTokSuperwordTrainer", "GreedTokModel", "Tokenizer", "GreedTokTokenizerFast",
-    "export_optimal_tokenizer_json", "GreedTokError", "CorpusError", "GreedTokFileError",
+    "export_optimal_tokenizer_json", "GreedTokError", "CorpusError", "GreedTokFileError", "VocabularySizeWarning",
 ]
 
 # Importable from here as in 0.1, but they live in their rooms (not in __all__).

@@ -80,6 +80,15 @@ class RayConnectionError(GreedTokError, ValueError):
         return (RayConnectionError, (self.address, self.problem))
 
 
+class VocabularySizeWarning(UserWarning):
+    """A trainer learned fewer tokens than asked. The message, and ``training_info["size_shortfall"]``
+    (``{"asked", "got", "cause", "option"}``: learned tokens asked and learned, why it stopped, and
+    the trainer option that changes it), give the cause the trainer saw: its frequency floor, the
+    candidates running out (every training word one token already: a corpus too small for the
+    size), the longest token length, or a restricted candidate list. The CLI prints it as one line
+    on stderr."""
+
+
 class OutputError(GreedTokError, ValueError):
     """An output folder a command refuses to write or replace; names the folder and why."""
 

@@ -45,8 +45,8 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import (TSV_HEADER, check_table_split, is_parquet_table, iter_count_tables,  # noqa: F401
-                                  table_place)
+from .formats.count_table import (TSV_HEADER, check_table_split, check_table_words, is_parquet_table,  # noqa: F401
+                                  iter_count_tables, table_place)
 from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
                               iter_utf8_lines, read_blocks, read_documents, resolve_inputs, text_chunks,
                               text_lines)
@@ -465,12 +465,15 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
-            or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`),
+            or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`;
+            for tables without the record, what their entries show:
+            :func:`~hf_greedtok.formats.count_table.check_table_words`),
             or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
-    # before any reading: a table of another split is refused at once
-    prefixes = [prefix_space and check_table_split(p, pre_tokenizer) is None for p in paths]
+    # before any reading: a table of another split is refused at once, whatever prefix_space says
+    recorded = [check_table_split(p, pre_tokenizer) for p in paths]
+    prefixes = [prefix_space and split is None for split in recorded]
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
     entries = ((p, line, word, count, prefix) for path, prefix in zip(paths, prefixes)
@@ -486,6 +489,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
                 add(part, count)
             except OverflowError:
                 raise CorpusError(*table_place(p, line), _count_too_large(part, count, None, 2**63 - 1)) from None
+        check_table_words(paths, chunks, pre_tokenizer)
         return chunks
     counts: Counter = Counter()     # built in place: Counter(dict) would copy millions of entries
     get = counts.get
@@ -493,6 +497,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
         total = counts[part] = get(part, 0) + count
         if max_count is not None and total > max_count:
             raise CorpusError(*table_place(p, line), _count_too_large(part, count, total, max_count))
+    check_table_words(paths, counts, pre_tokenizer)
     return counts
 
 

@@ -366,7 +366,7 @@ class Registry:
             return hg.Tokenizer.load(self.cli_folder("lookup-greedtok-marks"))
         units, _, corpus = units.partition(".")
         pre = hg.ByteLevel() if units == "bytes" else hg.Metaspace(units=units)
-        trainer = hg.GreedTokTrainer(K, special_tokens=SPECIALS, pre_tokenizer=pre,
+        trainer = hg.GreedTokTrainer(k=K, special_tokens=SPECIALS, pre_tokenizer=pre,
                                      normalizer="NFC" if units in ("marks", "vowels") else None,
                                      show_progress=False)
         tok = trainer.train([self.corpus_hi if corpus == "hi" else self.corpus], num_proc=1)

@@ -182,7 +182,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     """Train GreedTok; returns the folder writer and the summary line."""
     from ..hf.folder import save_greedtok_folder
     from ..pre_tokenizers import ByteLevel, Metaspace
-    from ..trainers import bpe_vocab_size
+    from ..trainers import bpe_vocab_size, learned_tokens
     from ..word_counts import read_token_list
 
     _check_superword_options(args, units)
@@ -194,8 +194,9 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
                          "--candidates")
     if args.bpe_candidates is not None:
         # Refused before counting: at byte level k is known without the words (256 fixed singletons).
-        k = args.vocab_size if args.vocab_size is not None else args.total_vocab_size - 256 - len(specials)
-        bpe_vocab_size(args.bpe_candidates, max(k, 1), "--bpe-candidates")
+        k = args.vocab_size if args.vocab_size is not None else learned_tokens(
+            args.total_vocab_size, 0, len(specials), "--total-vocab-size")
+        bpe_vocab_size(args.bpe_candidates, k, "--bpe-candidates")
     candidates = read_token_list(args.candidates) if args.candidates else None   # before the long part
     # (a missing input is left to the counter, which names it)
     if args.superwords and args.max_memory is not None and not args.counts and args.engine == "local":
@@ -211,7 +212,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     if args.superwords:
         # stage 1's words and stage 2's bounded chunks; the whole chunk table is freed here
         wc = trainer.reduce_counts(wc, ", ".join(args.inputs))
-    tok = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    tok, shortfall = caught_shortfall(lambda: trainer.train_from_counts(wc, source=", ".join(args.inputs)))
     tok.mode = args.mode or DEFAULT_MODE
     def write(folder: Path) -> None:
         # the folder GreedTokTokenizerFast.save_pretrained writes, without importing transformers
@@ -222,7 +223,8 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no candidate token has a positive "
                                                         "gain (every word is one unit, or --candidates or "
                                                         "--min-frequency leave no candidate)")
-    stop = " (stopped early: no candidate has a positive gain)" if info["stopped_early"] else ""
+    print_warnings(shortfall)
+    stop = f" (stopped early: {info['size_shortfall']['cause']})" if "size_shortfall" in info else ""
     curriculum = info.get("curriculum")
     if curriculum:
         others = (f" and {curriculum['other_script_tokens']} of scripts other than {curriculum['dominant_script']}"
@@ -276,26 +278,51 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
         floor = {} if args.min_frequency is None else {"min_frequency": max(args.min_frequency, 1)}
         _check_word_tokens(args.word_tokens, k)
         budget = {} if args.chunk_budget_mb is None else {"chunk_budget_mb": args.chunk_budget_mb}
-        return GreedTokSuperwordTrainer(k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
+        return GreedTokSuperwordTrainer(k=k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
                                         digits_in_chunks=args.digits_in_chunks, **floor, **budget, **common)
-    return GreedTokTrainer(k, min_frequency=args.min_frequency or 1, candidates=candidates,
+    return GreedTokTrainer(k=k, min_frequency=args.min_frequency or 1, candidates=candidates,
                            bpe_candidates=args.bpe_candidates, pre_tokenizer=pre, **common)
 
 
 def _learned_tokens(args: argparse.Namespace, pre, wc: dict, specials: list[str]) -> int:
-    """GreedTok's k for --total-vocab-size: what the singletons (of the words and the pinned
-    tokens), the 256 bytes and the special tokens leave; ValueError if nothing."""
+    """GreedTok's k for --total-vocab-size (:func:`hf_greedtok.trainers.learned_tokens` with the
+    singletons of the words and the pinned tokens); ValueError if nothing is left."""
     import itertools
 
-    from ..trainers import singleton_alphabet
+    from ..trainers import learned_tokens, singleton_alphabet
 
     pinned = [pre.word_units(t) for t in args.pin or ()]
-    fixed = 256 + len(singleton_alphabet(itertools.chain(map(pre.word_units, wc), pinned), pre.unit_kind))
-    k = args.total_vocab_size - fixed - len(specials)
-    if k < 1:
-        raise ValueError(f"--total-vocab-size {args.total_vocab_size} leaves no learned tokens: "
-                         f"{fixed} singletons and {len(specials)} special tokens take {fixed + len(specials)}")
-    return k
+    alphabet = singleton_alphabet(itertools.chain(map(pre.word_units, wc), pinned), pre.unit_kind)
+    return learned_tokens(args.total_vocab_size, len(alphabet), len(specials), "--total-vocab-size")
+
+
+def caught_shortfall(train) -> tuple:
+    """(``train()``'s result, the messages of the
+    :class:`~hf_greedtok.errors.VocabularySizeWarning` it raised), for :func:`print_warnings`
+    after the checks that refuse the result; other warnings are shown as they would have been."""
+    import warnings
+
+    from ..errors import VocabularySizeWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", VocabularySizeWarning)
+        result = train()
+    messages = []
+    for w in caught:
+        if issubclass(w.category, VocabularySizeWarning):
+            messages.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result, messages
+
+
+def print_warnings(messages) -> None:
+    """Each message as one line on stderr, ``hf-greedtok train: warning: ...`` (even with --quiet:
+    a size not reached is a result, not progress)."""
+    import sys
+
+    for message in messages:
+        print(f"hf-greedtok train: warning: {message}", file=sys.stderr)
 
 
 def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -> str:
@@ -348,9 +375,10 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
                           min_frequency=args.min_frequency or 0, pattern=args.pattern or DEFAULT_SPLIT,
                           show_progress=not args.quiet)
     wc = _training_counts(args, trainer.pre_tokenizer, trainer.normalizer, specials)
-    backend = trainer.train_from_counts(wc, source=", ".join(args.inputs))
+    backend, shortfall = caught_shortfall(lambda: trainer.train_from_counts(wc, source=", ".join(args.inputs)))
     if trainer.training_info["learned_merges"] == 0:
         raise CorpusError(", ".join(args.inputs), None, "nothing to learn: no pair of units to merge")
+    print_warnings(shortfall)
     kwargs = dict(add_bos_token=args.add_bos_token, add_eos_token=args.add_eos_token,
                   **{k: v for k, v in named.items() if v})
     if lookup is not None:
@@ -390,25 +418,4 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
                           text_column=args.text_column, encoding_errors=args.encoding_errors,
                           num_proc=args.num_proc, show_progress=not args.quiet, table=args.superwords)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
-    if args.counts and args.superwords:
-        _check_chunk_table(args, wc)
     return wc
-
-
-def _check_chunk_table(args: argparse.Namespace, wc: dict) -> None:
-    """CorpusError when --superwords reads tables that record no split (older ones, or written by
-    hand) and none of whose entries holds two words with letters: a word table, whose "superwords"
-    would all be words (tables that record theirs were checked on reading)."""
-    import regex
-
-    from ..formats.count_table import table_split
-    from ..pre_tokenizers import ByteLevel
-
-    if any(table_split(t) is not None for t in args.inputs):
-        return
-    words = ByteLevel(args.pattern or DEFAULT_SPLIT).pre_tokenize
-    letter = regex.compile(r"\p{L}").search
-    if not any(sum(1 for w in words(chunk) if letter(w)) > 1 for chunk in wc):
-        raise CorpusError(", ".join(map(str, args.inputs)), None,
-                          "--superwords: no entry holds two words, so no token could span words; this is a "
-                          "word table: count the text with `hf-greedtok count --superwords`")

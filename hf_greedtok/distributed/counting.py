@@ -46,6 +46,7 @@ from ..errors import CorpusError
 from ..formats.sources import parquet_pieces, read_bytes, read_documents
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
 from .._progress import progress_bar
@@ -197,7 +198,8 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             refused: a task cannot read it), or a
             ``ray.data.Dataset`` or Hugging Face ``datasets.Dataset`` whose ``text_column``
             holds the documents.
-        pre_tokenizer: the trainer's pre-tokenizer (default :class:`ByteLevel`, gpt4 pattern).
+        pre_tokenizer: the trainer's pre-tokenizer (default ``ByteLevel(DEFAULT_SPLIT)``, gpt4-marks,
+            the trainers' and the CLI's default).
         normalizer: the trainer's normalizer, or None.
         special_tokens: cut out of the raw text before normalizing, as encoding does.
         text_column: the documents' field or column (JSON, parquet, Dataset); dotted for a
@@ -235,7 +237,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     if num_partitions is not None and num_partitions < 1:
         raise ValueError(f"num_partitions must be >= 1, got {num_partitions}")
-    pre, norm = counting_pipeline(pre_tokenizer if pre_tokenizer is not None else ByteLevel(),
+    pre, norm = counting_pipeline(pre_tokenizer if pre_tokenizer is not None else ByteLevel(DEFAULT_SPLIT),
                                   check_normalizer(normalizer, "count_words_distributed"), special_tokens)
     ray = require_ray()
     is_dataset = is_dataset_source(source)

@@ -237,7 +237,7 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
     timings = {}
 
     started = time.perf_counter()
-    gt_trainer = GreedTokTrainer(k_max, max_token_length=max_token_length, pre_tokenizer=pre,
+    gt_trainer = GreedTokTrainer(k=k_max, max_token_length=max_token_length, pre_tokenizer=pre,
                                  show_progress=show_progress)
     greedtok = gt_trainer.train_from_counts(word_counts, source=source)
     counts = np.fromiter(word_counts.values(), dtype=np.int64, count=len(words))
@@ -245,7 +245,7 @@ def compare_word_counts(word_counts: Mapping[str, int], vocab_sizes: Sequence[in
     singletons = int(gt_trainer.core.initial_objective)
 
     started = time.perf_counter()
-    wmc = GreedWMCTrainer(k_max, max_token_length=max_token_length, pre_tokenizer=pre,
+    wmc = GreedWMCTrainer(k=k_max, max_token_length=max_token_length, pre_tokenizer=pre,
                           show_progress=show_progress).train_from_counts(word_counts, source=source)
     timings["seconds_wmc"] = round(time.perf_counter() - started, 2)
 

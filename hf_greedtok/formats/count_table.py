@@ -39,7 +39,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
@@ -254,6 +254,58 @@ def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any) -> Opti
                                            f"with {count_flags(expected)}: count the text again with those "
                                            "flags, or train with the table's")
     return recorded
+
+
+# A letter, later on the same line whitespace, then a letter: two words in one entry. No word of
+# the word splits (gpt4-marks, gpt4, gpt2, o200k, whitespace) holds whitespace between letters,
+# while apostrophes and hyphens ("don't", "well-known") join letters in words and chunks alike.
+_TWO_WORDS = r"\p{L}[^\r\n]*?\s\p{L}"
+_LETTER_AND_DIGIT = r"\p{L}[^\r\n]*?\p{N}|\p{N}[^\r\n]*?\p{L}"
+
+
+def check_table_words(paths: Sequence[Union[str, os.PathLike]], words: Iterable[str], pre_tokenizer: Any) -> None:
+    """Refuse count tables that record no split (:func:`table_split` is None for every one of
+    ``paths``) whose ``words`` (the entries as ``pre_tokenizer`` read them) show another split
+    than ``pre_tokenizer``'s superword one; nothing for word splits or tables that record theirs
+    (:func:`check_table_split` checked those). The evidence:
+
+    * ``superwords``/``superwords-digits``: no entry holds two words (letters, whitespace,
+      letters): a word table, whose "superwords" would all be words;
+    * ``superwords-digits``: entries with digits, none of them with letters too: a table counted
+      with digits apart (``--superwords`` without ``--digits-in-chunks``).
+
+    Raises:
+        CorpusError: either case, naming the tables and the ``hf-greedtok count`` flags to use.
+    """
+    from ..pre_tokenizers.patterns import find_split
+
+    split = find_split(pre_tokenizer.table_split)
+    if split is None or not split.spans_words or any(table_split(p) is not None for p in paths):
+        return
+    import regex
+
+    two_words, letter_and_digit, digit = (regex.compile(p).search for p in (_TWO_WORDS, _LETTER_AND_DIGIT, r"\p{N}"))
+    spans = mixed = digits = seen = False
+    for w in words:
+        seen = True
+        spans = spans or bool(two_words(w))
+        if not mixed and digit(w):
+            digits = True
+            mixed = bool(letter_and_digit(w))
+        if spans and (mixed or split.name != SUPERWORDS_DIGITS.name):
+            return
+    source = ", ".join(map(str, paths))
+    if not seen:
+        return      # an empty table: the trainer's own check names that
+    if not spans:
+        raise CorpusError(source, None, f"read as superword chunks ({count_flags(split.name)}), but no entry holds "
+                                        "two words, so no token could span words; this is a word table: count the "
+                                        f"text with `hf-greedtok count {count_flags(split.name)}`")
+    if digits:
+        raise CorpusError(source, None, f"read with {count_flags(split.name)}, but no entry holds digits and words "
+                                        "together: a table counted with digits apart (--superwords); count the text "
+                                        f"with `hf-greedtok count {count_flags(split.name)}`, or train without "
+                                        "--digits-in-chunks")
 
 
 def count_flags(split: str) -> str:

@@ -38,7 +38,6 @@ from hf_greedtok.models import MODES
 from hf_greedtok.normalizers import replace_surrogates
 from hf_greedtok.pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
 from hf_greedtok.special_tokens import check_special_tokens, counting_pipeline
-from hf_greedtok.trainers import singleton_alphabet
 from hf_greedtok.trainers.recorded import recorded_trainer
 from hf_greedtok.word_counts import count_words
 
@@ -393,6 +392,10 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
                 whitespace-only or repeated token in ``new_special_tokens`` or among the
                 values of ``special_tokens_map``.
             CorpusError: no text.
+
+        Warns:
+            VocabularySizeWarning: fewer ids than ``vocab_size`` (the text has too few candidates
+                for it); ``greedtok.training_info["size_shortfall"]`` gives the cause.
         """
         rename = special_tokens_map or {}
         check_special_tokens(rename.values(), "special_tokens_map")
@@ -405,12 +408,7 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         texts = (t for item in text_iterator for t in ([item] if isinstance(item, str) else item))
         counts = count_words(texts, *counting_pipeline(old.pre_tokenizer, old.normalizer, specials),
                              num_proc=num_proc, show_progress=show)
-        fixed = 256 + len(singleton_alphabet(map(old.pre_tokenizer.word_units, counts), old.model.unit_kind))
-        k = vocab_size - fixed - len(specials)
-        if k < 1:
-            raise ValueError(f"vocab_size {vocab_size} leaves no learned tokens: {len(specials)} special "
-                             f"tokens and {fixed} singletons already take {len(specials) + fixed}")
-        trainer = recorded_trainer(old, k, special_tokens=specials, show_progress=show, **kwargs)
+        trainer = recorded_trainer(old, vocab_size=vocab_size, special_tokens=specials, show_progress=show, **kwargs)
         new = trainer.train_from_counts(counts, source="train_new_from_iterator")
         init = {key: value for key, value in self.init_kwargs.items()
                 if key not in ("vocab_file", "name_or_path", "mode", "added_tokens_decoder",

@@ -128,7 +128,8 @@ SPLIT_NAMES = tuple(s.name for s in SPLITS)
 #: with combining marks kept in letter runs. Measured (benchmarks/RESULTS.md, issue 19 item 2):
 #: the same words as gpt4 on text without marks (equal token counts on the English corpora), and
 #: 28-37% lower fertility on unseen Hindi, where gpt4 cuts every word at each vowel sign and
-#: virama. The Python API's ByteLevel() stays GPT-4's split.
+#: virama. The trainers use it too unless given a pre-tokenizer; ByteLevel() itself stays GPT-4's
+#: split (saved tokenizers name theirs, so nothing loaded changes).
 DEFAULT_SPLIT = GPT4_MARKS.name
 #: name or alias -> regex (as in 0.1).
 PATTERNS = {name: s.regex for name, s in SPLITS_BY_NAME.items()}

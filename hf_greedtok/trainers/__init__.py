@@ -10,9 +10,9 @@ one module: every saved folder's remote code imports ``GreedTokTrainer`` and
 ``hf_greedtok.CBPETrainer``), so importing this package loads neither ``tokenizers`` nor the HF
 integration.
 """
-from .greedtok import (INT64_MAX, U32_IDS, GreedTokTrainer, GreedWMCTrainer, bpe_vocab_size, most_frequent,
-                       singleton_alphabet)
+from .greedtok import (INT64_MAX, U32_IDS, GreedTokTrainer, GreedWMCTrainer, bpe_vocab_size, learned_tokens,
+                       most_frequent, singleton_alphabet)
 from .superwords import GreedTokSuperwordTrainer
 
 __all__ = ["GreedTokTrainer", "GreedWMCTrainer", "GreedTokSuperwordTrainer", "INT64_MAX", "U32_IDS", "bpe_vocab_size",
-           "most_frequent", "singleton_alphabet"]
+           "learned_tokens", "most_frequent", "singleton_alphabet"]

@@ -34,18 +34,20 @@ Example:
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from tokenizers import AddedToken, Tokenizer as HFTokenizer
 from tokenizers import models
 
 from .bpe_merges import check_pair_counts, train_merges
-from ..errors import CorpusError
+from .greedtok import caller_stacklevel, shortfall_message
+from ..errors import CorpusError, VocabularySizeWarning
 from ..hf.pipeline import attach, standard_decoder, standard_normalizer, standard_pre_tokenizer
 from ..models import byte_fallback_token
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, Metaspace, PreTokenizer
-from ..pre_tokenizers.patterns import GPT4
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
 from ..word_counts import count_corpus, count_words
 from ..indic.lookup import MorphLookup
@@ -71,7 +73,8 @@ class CBPETrainer:
             ``train_from_iterator`` cut them out of the raw text before counting, as HF's added
             tokens are cut out when encoding (:mod:`hf_greedtok.special_tokens`).
         min_frequency: a pair must occur this often to be merged (BpeTrainer's option).
-        pattern: the split regex of byte-level units (:class:`ByteLevel`'s ``pattern``).
+        pattern: the split regex of byte-level units (:class:`ByteLevel`'s ``pattern``); default
+            ``DEFAULT_SPLIT`` (gpt4-marks), as ``hf-greedtok train``.
         show_progress: progress bars.
 
     Raises:
@@ -84,7 +87,7 @@ class CBPETrainer:
                  units: str = "marks", lookup: Optional[MorphLookup] = None,
                  normalizer: Union[None, str, UnicodeNormalizer] = "default",
                  special_tokens: Sequence[str] = (), min_frequency: int = 0,
-                 pattern: str = GPT4.name, show_progress: bool = True) -> None:
+                 pattern: str = DEFAULT_SPLIT, show_progress: bool = True) -> None:
         if (num_merges is None) == (vocab_size is None):
             raise ValueError("give exactly one of num_merges and vocab_size")
         target = num_merges if num_merges is not None else vocab_size
@@ -179,7 +182,31 @@ class CBPETrainer:
             "normalizer": None if self.normalizer is None else self.normalizer.form,
             "lookup_entries": None if self.lookup is None else len(self.lookup),
         }
+        self._report_shortfall(target - len(alphabet))
         return backend
+
+    def _report_shortfall(self, asked: int) -> None:
+        """Warn (:class:`~hf_greedtok.errors.VocabularySizeWarning`) and record
+        ``training_info["size_shortfall"]`` when fewer than ``asked`` merges were learned.
+        BpeTrainer stops when no pair occurs ``min_frequency`` times; with a floor of at most 1,
+        when no pair is left: every training word is one token."""
+        info = self.training_info
+        got = info["learned_merges"]
+        if got >= asked:
+            return
+        if self.min_frequency > 1:
+            cause, option = f"no pair of tokens occurs at least {self.min_frequency} times", "min_frequency"
+        else:
+            cause, option = f"every training word is one token already (the corpus is too small for {asked:,} merges)", None
+        if info["dropped_merges"]:
+            cause += (f"; {info['dropped_merges']} merges were dropped (spelled like a special token or a "
+                      "byte-fallback piece)")
+        shortfall = {"asked": asked, "got": got, "cause": cause, "option": option}
+        if self.vocab_size is not None:
+            shortfall.update(vocab_size_asked=self.vocab_size, vocab_size_got=info["final_vocab_size"])
+        info["size_shortfall"] = shortfall
+        warnings.warn(shortfall_message(info["algorithm"], shortfall), VocabularySizeWarning,
+                      stacklevel=caller_stacklevel())
 
     # ------------------------------------------------------------------ pieces
 

@@ -3,9 +3,9 @@ of HF trainers.
 
 Example:
     >>> from hf_greedtok import GreedTokTrainer
-    >>> trainer = GreedTokTrainer(vocab_size=2000, show_progress=False)
+    >>> trainer = GreedTokTrainer(k=2000, show_progress=False)
     >>> tok = trainer.train(["examples/data/devils_dictionary.txt"])     # doctest: +SKIP
-    >>> tok = trainer.continue_training(5000)   # resumes from k=2000, no retraining  # doctest: +SKIP
+    >>> tok = trainer.continue_training(k=5000)   # resumes from k=2000, no retraining  # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import itertools
 import math
 import operator
 import os
+import sys
 import time
+import warnings
 from typing import ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -22,12 +24,13 @@ from .._progress import note, progress_bar, setup_progress
 from .._threads import available_cores
 from .._trainer import GreedTokCore
 from ..core import Tokenizer
-from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH
+from ..defaults import CACHE_WORDS, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, MAX_TOKEN_LENGTH
 from ..models import GreedTokModel, pack_units
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer, Token, check_pre_tokenizer
+from ..pre_tokenizers.patterns import DEFAULT_SPLIT
 from ..special_tokens import check_counted_words, check_special_tokens, counting_pipeline
-from ..errors import CorpusError
+from ..errors import CorpusError, VocabularySizeWarning
 from ..indic.units import pack_codes, unit_codes
 from ..word_counts import always_short, count_corpus, count_words, cut_long_words
 from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
@@ -41,9 +44,17 @@ U32_IDS = 2**32      # HF tokenizers' ids are u32 (hf_greedtok.trainers.bpe_merg
 class GreedTokTrainer:
     """Select k tokens by GreedTok's greedy partition cover.
 
+    The size is one of two keywords: ``k``, the number of tokens to learn (the paper's k; the
+    singletons and special tokens come on top), or ``vocab_size``, the whole vocabulary (every
+    id: special tokens, the 256 bytes or the singleton alphabet with its 256 byte-fallback ids,
+    and the learned tokens, as in HF trainers and :attr:`Tokenizer.vocab_size`;
+    :func:`learned_tokens` gives its k). A first positional integer is read as ``k``, as before
+    the keywords, with a ``FutureWarning``.
+
     Args:
-        vocab_size: k, the number of tokens to learn (singletons and special tokens come on
-            top; :attr:`Tokenizer.vocab_size` is the final size).
+        k: the number of tokens to learn (pinned tokens included).
+        vocab_size: the whole vocabulary instead; at byte level its k is known at once, with
+            character or script units once the words (their alphabet) are seen.
         max_token_length: longest candidate in singletons (bytes or characters), inclusive, at
             most ``MAX_TOKEN_LENGTH`` (1,024: :mod:`hf_greedtok.defaults` says why).
         min_frequency: a candidate must occur at least this often (count-weighted).
@@ -69,7 +80,8 @@ class GreedTokTrainer:
         special_tokens: strings given their own ids (0..n-1) and never learned; the ``train*``
             methods cut them out of the text before counting, exactly as encoding does
             (:mod:`hf_greedtok.special_tokens`).
-        pre_tokenizer: :class:`ByteLevel` (default) or :class:`Metaspace`; a Metaspace with
+        pre_tokenizer: :class:`ByteLevel` (default: ``ByteLevel(DEFAULT_SPLIT)``, gpt4-marks, the
+            split of ``hf-greedtok train``) or :class:`Metaspace`; a Metaspace with
             ``units="marks"`` or ``"vowels"`` gives script-aware GreedTok (the units of
             :mod:`hf_greedtok.indic.units` are the singletons, so every candidate token starts and
             ends on a unit boundary), and one with a ``lookup`` trains on morphological segments.
@@ -88,15 +100,22 @@ class GreedTokTrainer:
             (10**9 bytes); None (default): no limit. With ``show_progress`` the estimate is
             printed either way.
 
+    The tokenizers it returns encode with ``DEFAULT_MODE`` (optimal, as ``hf-greedtok train``
+    saves them; :mod:`hf_greedtok.defaults` says why); ``tok.mode = "cover"`` gives Algorithm 4,
+    which reproduces the trainer's partition of every training word.
+
     Ties between equal gains go to the shorter token, then to the lexicographically smaller
     singleton sequence (bytes, code points, or unit codes of :func:`hf_greedtok.indic.units.unit_codes`). Training stops early, and says so in
-    ``training_info["stopped_early"]``, when no candidate has a positive gain.
+    ``training_info["stopped_early"]``, when no candidate has a positive gain; then it warns
+    (:class:`~hf_greedtok.errors.VocabularySizeWarning`) with the cause it saw and the option
+    that changes it, also in ``training_info["size_shortfall"]``.
 
     Raises:
-        ValueError: vocab_size < 1, max_token_length outside 2..1,024, min_frequency < 1, a
+        ValueError: neither or both of k and vocab_size (or a positional size with either), k
+            < 1, a vocab_size that leaves no learned tokens, max_token_length outside 2..1,024, min_frequency < 1, a
             pinned token of fewer than 2 or more than 1,024 singletons, a pinned token listed
             twice, num_threads < 1, an empty, whitespace-only or repeated special token, or
-            bpe_candidates not a number above 1, whose F x (vocab_size + 256) is not finite or
+            bpe_candidates not a number above 1, whose F x (k + 256) is not finite or
             above 2**32 (the most u32 ids; :func:`bpe_vocab_size`), with a pre-tokenizer that is
             not byte level, or with ``candidates``, or max_memory_gb not a positive number.
         MemoryLimitError (a ValueError, from ``train*``): the estimated peak memory exceeds
@@ -111,7 +130,11 @@ class GreedTokTrainer:
     # the train* methods count text into a ChunkTable (what _kept takes), not a Counter
     counts_as_table: ClassVar[bool] = False
 
-    def __init__(self, vocab_size: int, *, max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
+    # a superword trainer's first stage reports nothing: its tokens only start stage 2
+    _report_shortfall: ClassVar[bool] = True
+
+    def __init__(self, size: Optional[int] = None, /, *, k: Optional[int] = None, vocab_size: Optional[int] = None,
+                 max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
                  min_frequency: int = 1, candidates: Optional[Iterable[Token]] = None,
                  bpe_candidates: Optional[float] = None, pinned_tokens: Sequence[str] = (),
                  special_tokens: Sequence[str] = (),
@@ -119,9 +142,10 @@ class GreedTokTrainer:
                  normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
                  candidates_on_demand: bool = True, max_memory_gb: Optional[float] = None) -> None:
-        if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
-            raise ValueError(f"vocab_size (k, the number of learned tokens) must be an integer >= 1, "
-                             f"got {vocab_size!r}")
+        k = size_keyword(type(self).__name__, size, k, vocab_size)
+        for name, value in (("k", k), ("vocab_size", vocab_size)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+                raise ValueError(f"{name} ({SIZE_NAMES[name]}) must be an integer >= 1, got {value!r}")
         if not 2 <= max_token_length <= MAX_TOKEN_LENGTH:
             raise ValueError(f"max_token_length must be in 2..{MAX_TOKEN_LENGTH} singletons (longer tokens crash "
                              f"HF tokenizers' Unigram; hf_greedtok.defaults.MAX_TOKEN_LENGTH), got {max_token_length}")
@@ -136,11 +160,10 @@ class GreedTokTrainer:
         self.max_memory_gb = None if max_memory_gb is None else float(max_memory_gb)
         self.num_threads = available_cores() if num_threads is None else int(num_threads)
         self.candidates_on_demand = bool(candidates_on_demand)
-        self.vocab_size = int(vocab_size)
         self.max_token_length = int(max_token_length)
         self.min_frequency = int(min_frequency)
         owner = type(self).__name__
-        self.pre_tokenizer = ByteLevel() if pre_tokenizer is None else check_pre_tokenizer(pre_tokenizer, owner)
+        self.pre_tokenizer = ByteLevel(DEFAULT_SPLIT) if pre_tokenizer is None else check_pre_tokenizer(pre_tokenizer, owner)
         self.normalizer = check_normalizer(normalizer, owner, names=True)
         self.special_tokens = check_special_tokens(special_tokens, "special_tokens")
         self.pinned = [self._candidate_units(t) for t in pinned_tokens]
@@ -151,11 +174,15 @@ class GreedTokTrainer:
             raise ValueError("pinned_tokens has duplicates")
         self.candidates = None if candidates is None else sorted(
             {u for u in map(self._candidate_units, candidates) if 2 <= len(u) <= MAX_TOKEN_LENGTH})
+        #: the whole vocabulary asked for, or None when k was given
+        self.vocab_size: Optional[int] = None if vocab_size is None else int(vocab_size)
+        #: the learned tokens to reach; None until the words are seen (vocab_size, character or script units)
+        self.k: Optional[int] = int(k) if k is not None else self._learned_tokens([])
         if bpe_candidates is not None:
-            bpe_vocab_size(bpe_candidates, self.vocab_size)
             if self.pre_tokenizer.unit_kind != "bytes":
                 raise ValueError("bpe_candidates needs a byte-level pre-tokenizer (ByteLevel), not "
                                  f"{type(self.pre_tokenizer).__name__}")
+            bpe_vocab_size(bpe_candidates, self.k)
             if candidates is not None:
                 raise ValueError("give candidates or bpe_candidates, not both")
         self.bpe_candidates = None if bpe_candidates is None else float(bpe_candidates)
@@ -167,6 +194,13 @@ class GreedTokTrainer:
         self._alphabet: list[str] = []
         self._corpus_info: dict = {}
         self._setup_seconds = self._train_seconds = 0.0
+
+    def _learned_tokens(self, alphabet: Sequence[str]) -> Optional[int]:
+        """k of ``self.vocab_size`` with the singleton ``alphabet`` (:func:`learned_tokens`); None
+        while the alphabet is unknown (before the words, for character or script units)."""
+        if self.pre_tokenizer.unit_kind != "bytes" and not alphabet:
+            return None
+        return learned_tokens(self.vocab_size, len(alphabet), len(self.special_tokens))
 
     def _candidate_units(self, token: Token) -> Token:
         # Byte strings are taken as they are: substrings of byte tokens need not be UTF-8.
@@ -267,6 +301,8 @@ class GreedTokTrainer:
         counts = np.array(values, dtype=np.int64)
         self._cache_words = most_frequent(words_in, counts, CACHE_WORDS)
         self._alphabet = singleton_alphabet(itertools.chain(words, self.pinned), self.pre_tokenizer.unit_kind)
+        if self.vocab_size is not None:
+            self.k = self._learned_tokens(self._alphabet)
         if self.pre_tokenizer.unit_kind in ("bytes", "chars"):
             pack = pack_units
         else:
@@ -285,7 +321,7 @@ class GreedTokTrainer:
         if self.bpe_candidates is not None:
             from .bpe_merges import byte_level_bpe_run
             run = byte_level_bpe_run(word_counts, self.pre_tokenizer,
-                                     bpe_vocab_size(self.bpe_candidates, self.vocab_size), source=source,
+                                     bpe_vocab_size(self.bpe_candidates, self.k), source=source,
                                      show_progress=self.show_progress)
             candidates = sorted({t for t in run.tokens if 2 <= len(t) <= MAX_TOKEN_LENGTH})
             bpe_info = {"factor": self.bpe_candidates, "vocab_size_requested": run.vocab_size,
@@ -300,7 +336,7 @@ class GreedTokTrainer:
                                       pin_units, pin_offsets, cand_units, cand_offsets,
                                       candidates is not None, self.relaxed, self.num_threads,
                                       threshold=-1 if self.candidates_on_demand else 0,
-                                      expected_steps=self.vocab_size + len(self.pinned), progress=cell)
+                                      expected_steps=self.k + len(self.pinned), progress=cell)
         self._corpus_info = {
             "source": source, "distinct_words": len(words), "words": int(counts.sum()),
             "singletons_in_corpus": int(self._core.initial_objective),
@@ -310,14 +346,14 @@ class GreedTokTrainer:
         if bpe_info is not None:
             self._corpus_info["bpe_candidates_run"] = bpe_info
         self._setup_seconds = self._train_seconds = time.perf_counter() - started
-        return self._run(self.vocab_size)
+        return self._run(self.k)
 
     def memory_estimate(self, word_counts: Mapping[str, int]) -> MemoryEstimate:
         """The estimated peak memory of training on ``word_counts`` (as :meth:`train_from_counts`
         takes them), from this process's memory now (:mod:`hf_greedtok.trainers.memory_estimate`).
 
         Example:
-            >>> GreedTokTrainer(100).memory_estimate({" lower": 5, " lowest": 2}).training
+            >>> GreedTokTrainer(k=100).memory_estimate({" lower": 5, " lowest": 2}).training
             100000432
         """
         units = self.pre_tokenizer.word_units
@@ -347,19 +383,34 @@ class GreedTokTrainer:
 
     # ------------------------------------------------------------------ training
 
-    def continue_training(self, vocab_size: int) -> Tokenizer:
-        """Resume to a larger k from the current state; the first ranks are unchanged.
+    def continue_training(self, k: Optional[int] = None, *, vocab_size: Optional[int] = None) -> Tokenizer:
+        """Resume to a larger size from the current state; the first ranks are unchanged.
+
+        Args:
+            k: the learned tokens to reach; or
+            vocab_size: the whole vocabulary to reach (as in the constructor).
 
         Raises:
-            RuntimeError: nothing trained yet. ValueError: vocab_size below the current k.
+            RuntimeError: nothing trained yet. ValueError: neither or both sizes, or one below the
+                tokens already learned.
         """
         if self._core is None:
             raise RuntimeError("continue_training needs a previous train*() call on this trainer")
-        if vocab_size < self._core.n_selected:
-            raise ValueError(f"vocab_size {vocab_size} is below the {self._core.n_selected} tokens "
-                             "already learned")
-        self.vocab_size = int(vocab_size)
-        return self._run(self.vocab_size)
+        self._resume_size(k, vocab_size)
+        return self._run(self.k)
+
+    def _resume_size(self, k: Optional[int], vocab_size: Optional[int]) -> None:
+        """Set ``self.k`` (and ``self.vocab_size``) for :meth:`continue_training`."""
+        if (k is None) == (vocab_size is None):
+            raise ValueError("continue_training: give k= (the learned tokens) or vocab_size= (the whole vocabulary)")
+        if vocab_size is not None:
+            self.vocab_size = int(vocab_size)
+            k = self._learned_tokens(self._alphabet)
+        else:
+            self.vocab_size = None
+        if k < self._core.n_selected:
+            raise ValueError(f"k {k} is below the {self._core.n_selected} tokens already learned")
+        self.k = int(k)
 
     def _run(self, k: int) -> Tokenizer:
         core = self._core
@@ -378,10 +429,39 @@ class GreedTokTrainer:
                     bar.set_postfix(gain=int(core.gains_array()[-1]) if core.n_selected else 0,
                                     tokens=core.objective, refresh=False)
                 bar.update(done)
-        if core.exhausted and self.show_progress:
-            note(f"{name}: stopped at k={core.n_selected} < {k}: no candidate has a positive gain")
         self._train_seconds += time.perf_counter() - started
-        return self._tokenizer()
+        tok = self._tokenizer()
+        if core.n_selected < k and self._report_shortfall:
+            info = tok.training_info
+            info["size_shortfall"] = shortfall = self._shortfall(info)
+            if self.vocab_size is not None:
+                shortfall.update(vocab_size_asked=self.vocab_size, vocab_size_got=info["final_vocab_size"])
+            warnings.warn(shortfall_message(type(self).__name__, shortfall), VocabularySizeWarning,
+                          stacklevel=caller_stacklevel())
+        return tok
+
+    def _shortfall(self, info: dict) -> dict:
+        """{"asked", "got", "cause", "option"} of a training that stopped before k: why no
+        candidate had a positive gain, from what it saw (the option None: only more text helps)."""
+        core = self._core
+        asked, got = self.k, int(core.n_selected)
+        what = "chunk" if "chunks" in info else "word"
+        pieces = info.get("chunks", info["words"])
+        if core.objective == (0 if self.relaxed else pieces):
+            cause = (f"every training {what} is one token already (the corpus is too small for {asked:,} learned "
+                     "tokens)")
+            option = None
+        elif self.candidates is not None or self.bpe_candidates is not None:
+            option = "candidates" if self.candidates is not None else "bpe_candidates"
+            cause = f"no token of the candidate list ({option}) has a positive gain left"
+        elif self.min_frequency > 1:
+            cause = f"no candidate occurring at least {self.min_frequency} times has a positive gain"
+            option = "min_frequency"
+        else:
+            cause = (f"every {what} still in several tokens is longer than max_token_length "
+                     f"({self.max_token_length} singletons)")
+            option = "max_token_length"
+        return {"asked": asked, "got": got, "cause": cause, "option": option}
 
     def _tokenizer(self) -> Tokenizer:
         core = self._core
@@ -400,7 +480,7 @@ class GreedTokTrainer:
                               special_tokens=self.special_tokens, gains=gains.tolist())
         info = {
             "algorithm": self.algorithm,
-            "k_requested": self.vocab_size, "k_learned": int(core.n_selected),
+            "k_requested": self.k, "k_learned": int(core.n_selected),
             "stopped_early": bool(core.exhausted), "pinned_tokens": int(core.n_pinned),
             "final_vocab_size": model.vocab_size,
             "max_token_length": self.max_token_length, "min_frequency": self.min_frequency,
@@ -412,7 +492,7 @@ class GreedTokTrainer:
         if not self.relaxed:
             info["objective_tokens"] = int(core.objective)
             info["tokens_per_word"] = core.objective / max(1, self._corpus_info["words"])
-        return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, training_info=info,
+        return Tokenizer(model, self.pre_tokenizer, normalizer=self.normalizer, mode=DEFAULT_MODE, training_info=info,
                          cache_words=self._cache_words)
 
     @property
@@ -443,10 +523,10 @@ class GreedWMCTrainer(GreedTokTrainer):
     Its objective, ``training_info["covered_gaps"]`` (count-weighted gaps covered), bounds what
     GreedTok can reach from above up to the (1 - 1/e) factor; d_inst = GreedTok / GreedWMC
     (Section 5.3). The returned :class:`Tokenizer` ranks the selected tokens in selection order
-    and encodes with the usual cover rules, which do not reach the relaxed objective.
+    and encodes as GreedTok's does (``DEFAULT_MODE``); no encoder reaches the relaxed objective.
 
     Example:
-        >>> wmc = GreedWMCTrainer(vocab_size=1000, show_progress=False)
+        >>> wmc = GreedWMCTrainer(k=1000, show_progress=False)
         >>> tok = wmc.train_from_counts({" lower": 5, " lowest": 2})
         >>> tok.training_info["covered_gaps"]
         37
@@ -454,6 +534,83 @@ class GreedWMCTrainer(GreedTokTrainer):
 
     relaxed: ClassVar[bool] = True
     algorithm: ClassVar[str] = "GreedWMC (weighted maximum coverage relaxation, Lim, Choo & Lauw 2025, Section 4.2.1)"
+
+
+#: what the two size keywords mean, for messages
+SIZE_NAMES = {"k": "the learned tokens", "vocab_size": "the whole vocabulary: learned tokens, singletons and special "
+                                                       "tokens"}
+#: how the CLI spells each trainer option a size shortfall names
+OPTION_FLAGS = {"min_frequency": "--min-frequency", "max_token_length": "--max-token-length",
+                "candidates": "--candidates", "bpe_candidates": "--bpe-candidates"}
+
+
+def size_keyword(owner: str, size: Optional[int], k: Optional[int], vocab_size: Optional[int]) -> Optional[int]:
+    """k as a trainer's constructor was given it: a first positional ``size`` is read as k, the
+    learned tokens, as before the keywords (with a ``FutureWarning`` naming both); else ``k``
+    (None when ``vocab_size`` was given).
+
+    Raises:
+        ValueError: not exactly one of the three given.
+    """
+    given = [name for name, value in (("a positional size", size), ("k", k), ("vocab_size", vocab_size))
+             if value is not None]
+    if len(given) != 1:
+        raise ValueError(f"{owner}: give exactly one of k= ({SIZE_NAMES['k']}) and vocab_size= "
+                         f"({SIZE_NAMES['vocab_size']}); got {' and '.join(given) or 'neither'}")
+    if size is None:
+        return k
+    warnings.warn(f"{owner}({size!r}, ...): a positional size is read as k, the learned tokens, as before; write "
+                  f"k={size!r} for the learned tokens or vocab_size= for the whole vocabulary (learned tokens, "
+                  "singletons and special tokens, as in HF trainers)", FutureWarning, stacklevel=caller_stacklevel())
+    return size
+
+
+def learned_tokens(vocab_size: int, alphabet: int, special_tokens: int, name: str = "vocab_size") -> int:
+    """k, the learned tokens, of a whole vocabulary of ``vocab_size`` ids: what the singletons
+    (the 256 bytes; with character or script units the ``alphabet`` units of
+    :func:`singleton_alphabet` on top, the 256 being their byte fallback) and the special tokens
+    leave.
+
+    Example:
+        >>> learned_tokens(1000, 0, 2)      # byte level, 2 special tokens
+        742
+
+    Raises:
+        ValueError: nothing left, naming the size as ``name`` (the CLI: ``--total-vocab-size``).
+    """
+    fixed = 256 + alphabet
+    k = vocab_size - fixed - special_tokens
+    if k < 1:
+        raise ValueError(f"{name} {vocab_size} leaves no learned tokens: {fixed} singletons and {special_tokens} "
+                         f"special tokens take {fixed + special_tokens}")
+    return k
+
+
+def shortfall_message(owner: str, shortfall: dict) -> str:
+    """The one line a size not reached is reported in (``warnings.warn`` and the CLI's stderr)."""
+    asked, got = shortfall["asked"], shortfall["got"]
+    line = f"{owner} learned {got:,} of the {asked:,} tokens asked"
+    if "vocab_size_asked" in shortfall:
+        line += f" (a vocabulary of {shortfall['vocab_size_got']:,} ids, not {shortfall['vocab_size_asked']:,})"
+    option = shortfall["option"]
+    advice = {None: "train on more text, or ask for fewer tokens",
+              "min_frequency": "lower min_frequency to learn more",
+              "max_token_length": "raise max_token_length to learn more",
+              "candidates": "give more candidates (or none) to learn more",
+              "bpe_candidates": "raise bpe_candidates (or drop it) to learn more"}[option]
+    if option is not None:
+        advice += f" ({OPTION_FLAGS[option]} in hf-greedtok train)"
+    return f"{line}: {shortfall['cause']}; {advice}"
+
+
+def caller_stacklevel() -> int:
+    """``stacklevel`` for a ``warnings.warn`` in the calling function that names the first frame
+    outside hf_greedtok: the user's line, however deep in the package the warning starts."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def bpe_vocab_size(factor: float, vocab_size: int, name: str = "bpe_candidates") -> int:

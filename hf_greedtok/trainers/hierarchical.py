@@ -53,7 +53,7 @@ class LocalRun:
 
     def trainer(self, **kw) -> GreedTokTrainer:
         # all of T built at once: the report compares the sizes of T (Section 5.4)
-        return GreedTokTrainer(self.k, max_token_length=self.max_token_length, pre_tokenizer=self.pre_tokenizer,
+        return GreedTokTrainer(k=self.k, max_token_length=self.max_token_length, pre_tokenizer=self.pre_tokenizer,
                                show_progress=self.show_progress, candidates_on_demand=False,
                                num_threads=self.num_threads, **kw)
 

@@ -12,38 +12,41 @@ unrestricted).
 Example:
     >>> from hf_greedtok import Tokenizer
     >>> tok = Tokenizer.load("sw-tokenizer")                       # doctest: +SKIP
-    >>> trainer = recorded_trainer(tok, 8000, show_progress=False)  # doctest: +SKIP
+    >>> trainer = recorded_trainer(tok, 8000, show_progress=False)  # k = 8000 learned tokens  # doctest: +SKIP
     >>> type(trainer).__name__                                      # doctest: +SKIP
     'GreedTokSuperwordTrainer'
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from ..core import Tokenizer
 from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS_DIGITS, find_split
-from .greedtok import GreedTokTrainer, GreedWMCTrainer
+from .greedtok import GreedTokTrainer, GreedWMCTrainer, learned_tokens
 from .superwords import GreedTokSuperwordTrainer, default_word_tokens
 
 
-def recorded_trainer(tok: Tokenizer, vocab_size: int, *, special_tokens: Sequence[str] = (),
-                     **options: Any) -> GreedTokTrainer:
-    """A trainer of ``tok``'s kind, with the settings its ``training_info`` records, for k = ``vocab_size``.
+def recorded_trainer(tok: Tokenizer, k: Optional[int] = None, *, vocab_size: Optional[int] = None,
+                     special_tokens: Sequence[str] = (), **options: Any) -> GreedTokTrainer:
+    """A trainer of ``tok``'s kind, with the settings its ``training_info`` records, for ``k``
+    learned tokens or a whole vocabulary of ``vocab_size`` ids.
 
     Args:
         tok: a trained tokenizer (settings missing from an older file take the trainers' defaults).
-        vocab_size: k, the learned tokens of the new run (singletons and special tokens on top).
+        k: the learned tokens of the new run (singletons and special tokens on top); or
+        vocab_size: the whole vocabulary of the new run, as the trainers take it.
         special_tokens: the new tokenizer's special tokens.
         **options: trainer arguments that replace the recorded ones (``min_frequency``,
             ``max_token_length``, ``show_progress``, ``num_threads``; for superwords also
             ``word_tokens``, ``keep_other_scripts``, ...).
 
     A superword tokenizer's t keeps its share of k: the default share when it was the default,
-    else ``round(t x vocab_size / k)`` of the recorded t and k.
+    else ``round(t x k / k_recorded)`` of the recorded t and k.
 
     Raises:
-        ValueError, TypeError: what the trainer's constructor raises for the settings.
+        ValueError, TypeError: what the trainer's constructor raises for the settings (neither
+            or both sizes among them).
     """
     info = tok.training_info
     ranked = tok.model.ranked_tokens
@@ -56,24 +59,26 @@ def recorded_trainer(tok: Tokenizer, vocab_size: int, *, special_tokens: Sequenc
         settings.update(
             min_frequency=info.get("min_frequency", DEFAULT_SUPERWORD_MIN_FREQUENCY) if curriculum
             else DEFAULT_SUPERWORD_MIN_FREQUENCY,
-            word_tokens=_word_tokens(curriculum, info, vocab_size),
+            # superwords are byte level: k of a vocab_size is known before the words
+            word_tokens=_word_tokens(curriculum, info, k if k is not None else learned_tokens(
+                vocab_size, 0, len(special_tokens))),
             word_pattern=DEFAULT_SPLIT if word_split is None else word_split.name,
             keep_other_scripts=curriculum.get("keep_other_scripts", True),
             chunk_budget_mb=(curriculum.get("chunk_sample") or {}).get("budget_mb", DEFAULT_CHUNK_BUDGET_MB),
             pinned_tokens=list(ranked[:curriculum.get("user_pinned_tokens", 0)]))
         settings.update(options)
-        return GreedTokSuperwordTrainer(vocab_size, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,
+        return GreedTokSuperwordTrainer(k=k, vocab_size=vocab_size, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,
                                         special_tokens=special_tokens, normalizer=tok.normalizer, **settings)
     bpe = info.get("bpe_candidates_run") or {}
     settings.update(min_frequency=info.get("min_frequency", 1), bpe_candidates=bpe.get("factor"),
                     pinned_tokens=list(ranked[:info.get("pinned_tokens", 0)]))
     settings.update(options)
     cls = GreedWMCTrainer if info.get("algorithm") == GreedWMCTrainer.algorithm else GreedTokTrainer
-    return cls(vocab_size, pre_tokenizer=tok.pre_tokenizer, special_tokens=special_tokens,
+    return cls(k=k, vocab_size=vocab_size, pre_tokenizer=tok.pre_tokenizer, special_tokens=special_tokens,
                normalizer=tok.normalizer, **settings)
 
 
-def _word_tokens(curriculum: dict, info: dict, vocab_size: int):
+def _word_tokens(curriculum: dict, info: dict, new_k: int):
     """t for a new k: None (the default share) where the recorded t was the default (a file
     older than ``word_tokens_default``: where it equals the default of its k), else the
     recorded share of the new k."""
@@ -85,4 +90,4 @@ def _word_tokens(curriculum: dict, info: dict, vocab_size: int):
         default = t is None or not k or t == default_word_tokens(k)
     if default:
         return None
-    return min(vocab_size, round(t * vocab_size / k))
+    return min(new_k, round(t * new_k / k))

@@ -33,7 +33,7 @@ every training chunk).
 
 Example:
     >>> from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
-    >>> trainer = GreedTokSuperwordTrainer(8000, show_progress=False)
+    >>> trainer = GreedTokSuperwordTrainer(k=8000, show_progress=False)
     >>> tok = trainer.train(["examples/data/devils_dictionary.txt"])     # doctest: +SKIP
     >>> tok.pre_tokenizer.pre_tokenize("It is a truth, I said.")          # doctest: +SKIP
     ['It is a truth, I said.']
@@ -60,7 +60,7 @@ from ..special_tokens import check_counted_words
 from ..unicode_scripts import letter_scripts, most_letters, scripts_of_token
 from ..word_counts import cut_long_words
 from .chunk_sample import ChunkSample, sample_chunks
-from .greedtok import INT64_MAX, GreedTokTrainer, check_counts
+from .greedtok import INT64_MAX, GreedTokTrainer, check_counts, size_keyword
 from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
 
 
@@ -68,10 +68,12 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     """GreedTok with tokens that may span words: a word-level stage, then one on superword chunks.
 
     Args:
-        vocab_size: k, the learned tokens of both stages together (singletons and special
-            tokens come on top, as for :class:`GreedTokTrainer`).
+        k: the learned tokens of both stages together (singletons and special tokens come on
+            top); or
+        vocab_size: the whole vocabulary, as for :class:`GreedTokTrainer` (a first positional
+            integer is k, with a ``FutureWarning``).
         word_tokens: t, the tokens of the word-level stage (SuperBPE's transition point);
-            default ``DEFAULT_WORD_TOKEN_SHARE`` of ``vocab_size`` (a quarter), chosen by held-out
+            default ``DEFAULT_WORD_TOKEN_SHARE`` of k (a quarter), chosen by held-out
             measurement (benchmarks/RESULTS.md, "Superwords"); 0 trains on chunks from scratch.
         word_pattern: the word split of stage 1 (a split name of :mod:`.patterns`, not
             "superwords"); default gpt4-marks, the default split of ``hf-greedtok train``.
@@ -83,7 +85,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             GPT-4 keep digits apart, in groups of at most 3, for arithmetic. Held out, 1.6 points
             fewer tokens on English of other domains (benchmarks/RESULTS.md, "Superwords").
         keep_other_scripts: pin, after stage 1's first t tokens, every token a word-level run to
-            ``vocab_size`` gives scripts other than the dominant one (the script most letters
+            k gives scripts other than the dominant one (the script most letters
             of the words belong to; :mod:`hf_greedtok.unicode_scripts`), so that text in them
             takes no more tokens than with word-level GreedTok. Only costs anything on a corpus
             with letters of several scripts.
@@ -110,7 +112,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     as pieces cut at its word ends (:func:`hf_greedtok.word_counts.cut_word`).
 
     Raises:
-        ValueError: ``word_tokens`` below 0 or above ``vocab_size``, ``word_pattern`` not a
+        ValueError: ``word_tokens`` below 0 or above k, ``word_pattern`` not a
             word split we ship, ``chunk_budget_mb`` not a positive number, or what
             :class:`GreedTokTrainer` refuses.
     """
@@ -118,7 +120,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
     algorithm = "GreedTok superwords (word-level GreedTok to t tokens, then GreedTok on superword chunks)"
     counts_as_table = True
 
-    def __init__(self, vocab_size: int, *, word_tokens: Optional[int] = None, word_pattern: str = DEFAULT_SPLIT,
+    def __init__(self, size: Optional[int] = None, /, *, k: Optional[int] = None, vocab_size: Optional[int] = None,
+                 word_tokens: Optional[int] = None, word_pattern: str = DEFAULT_SPLIT,
                  min_frequency: int = DEFAULT_SUPERWORD_MIN_FREQUENCY,
                  max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, pinned_tokens: Sequence[str] = (),
                  digits_in_chunks: bool = False, keep_other_scripts: bool = True,
@@ -126,7 +129,8 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                  special_tokens: Sequence[str] = (), normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
                  candidates_on_demand: bool = True, max_memory_gb: Optional[float] = None) -> None:
-        super().__init__(vocab_size, max_token_length=max_token_length, min_frequency=min_frequency,
+        k = size_keyword(type(self).__name__, size, k, vocab_size)
+        super().__init__(k=k, vocab_size=vocab_size, max_token_length=max_token_length, min_frequency=min_frequency,
                          pinned_tokens=pinned_tokens, special_tokens=special_tokens,
                          pre_tokenizer=ByteLevel(superword_split(digits_in_chunks).name),
                          normalizer=normalizer,
@@ -134,9 +138,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                          candidates_on_demand=candidates_on_demand, max_memory_gb=max_memory_gb)
         word_tokens_given = word_tokens
         if word_tokens is None:
-            word_tokens = default_word_tokens(self.vocab_size)
-        if not 0 <= word_tokens <= self.vocab_size:
-            raise ValueError(f"word_tokens (t, the word-level tokens) must be in 0..vocab_size ({self.vocab_size}), "
+            word_tokens = default_word_tokens(self.k)
+        if not 0 <= word_tokens <= self.k:
+            raise ValueError(f"word_tokens (t, the word-level tokens) must be in 0..k ({self.k}), "
                              f"got {word_tokens}")
         split = find_split(word_pattern)
         if split is None or split.spans_words:
@@ -148,7 +152,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                              f"got {chunk_budget_mb!r}")
         self.chunk_budget_mb = None if chunk_budget_mb is None else float(chunk_budget_mb)
         self.word_tokens = int(word_tokens)
-        # None: t follows vocab_size (its default share) when continue_training changes k
+        # None: t follows k (its default share) when continue_training changes k
         self._word_tokens_given = word_tokens_given
         self.keep_other_scripts = bool(keep_other_scripts)
         self.word_pre_tokenizer = ByteLevel(split.name)
@@ -262,7 +266,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         scripts = letter_scripts(words)
         dominant = most_letters(scripts)
         keep_others = self.keep_other_scripts and len(scripts) > 1
-        depth = self.vocab_size if keep_others else self.word_tokens
+        depth = self.k if keep_others else self.word_tokens
         self._curriculum = {"word_tokens_requested": self.word_tokens, "word_tokens": 0,
                             "word_tokens_default": self._word_tokens_given is None,
                             "word_pattern": self.word_pre_tokenizer.pattern, "dominant_script": dominant,
@@ -271,15 +275,16 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                             "user_pinned_tokens": len(self._user_pinned),
                             "chunk_sample": sample.info(self.chunk_budget_mb)}
         if depth:
-            stage1 = GreedTokTrainer(depth, max_token_length=self.max_token_length,
+            stage1 = GreedTokTrainer(k=depth, max_token_length=self.max_token_length,
                                      pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
                                      show_progress=self.show_progress, num_threads=self.num_threads,
                                      candidates_on_demand=self.candidates_on_demand)
             stage1._stage_name = "stage 1: words"
             stage1._memory_checked = True
+            stage1._report_shortfall = False       # its tokens only start stage 2, which reports
             ranked = list(stage1._fit(words, source).model.ranked_tokens)
             stage1._core = None         # its index is not needed any more: freed before stage 2's is built
-            # GreedTok's ranking does not depend on k, so the first t of a run to vocab_size are
+            # GreedTok's ranking does not depend on k, so the first t of a run to k are
             # the tokens a run to t picks.
             first = max(self.word_tokens, len(self._user_pinned))
             others = [tok for tok in ranked[first:] if keep_others and self._other_script(tok, dominant)]
@@ -297,8 +302,9 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         finally:
             self._memory_checked = False
 
-    def continue_training(self, vocab_size: int) -> Tokenizer:
-        """The tokenizer training to ``vocab_size`` directly gives, from the last ``train*`` call's chunks.
+    def continue_training(self, k: Optional[int] = None, *, vocab_size: Optional[int] = None) -> Tokenizer:
+        """The tokenizer training to ``k`` learned tokens (or a whole vocabulary of ``vocab_size``
+        ids) directly gives, from the last ``train*`` call's chunks.
 
         Stage 2 resumes where it stopped (the first ranks unchanged, only the new steps run) when
         stage 1's pinned tokens do not depend on k: ``word_tokens`` was given and the other-script
@@ -310,20 +316,18 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         the first 294 ranks agreed with a direct run, held-out Hindi took 1.8% more tokens).
 
         Raises:
-            RuntimeError: nothing trained yet. ValueError: ``vocab_size`` below the current k.
+            RuntimeError: nothing trained yet. ValueError: neither or both sizes, or one below the
+                tokens already learned.
         """
         if self._counts is None or self._core is None:
             raise RuntimeError("continue_training needs a previous train*() call on this trainer")
-        if vocab_size < self._core.n_selected:
-            raise ValueError(f"vocab_size {vocab_size} is below the {self._core.n_selected} tokens "
-                             "already learned")
+        self._resume_size(k, vocab_size)
         if self._word_tokens_given is not None and not self._curriculum["other_script_rule"]:
-            return super().continue_training(vocab_size)
-        self.vocab_size = int(vocab_size)
+            return self._run(self.k)
         if self._word_tokens_given is None:
-            self.word_tokens = default_word_tokens(self.vocab_size)
+            self.word_tokens = default_word_tokens(self.k)
         if self.show_progress:
-            note(f"{type(self).__name__}: stage 1's tokens depend on k; training both stages again to {vocab_size}")
+            note(f"{type(self).__name__}: stage 1's tokens depend on k; training both stages again to {self.k}")
         return self._fit(self._counts, self._source)
 
     def _tokenizer(self) -> Tokenizer:
@@ -382,10 +386,10 @@ class SuperwordCounts:
     sample_words: tuple[int, int]
 
 
-def default_word_tokens(vocab_size: int) -> int:
+def default_word_tokens(k: int) -> int:
     """t when ``word_tokens`` is not given: ``DEFAULT_WORD_TOKEN_SHARE`` of the learned tokens k
     (rounded down)."""
-    return int(vocab_size * DEFAULT_WORD_TOKEN_SHARE)
+    return int(k * DEFAULT_WORD_TOKEN_SHARE)
 
 
 def chunk_words(chunk_counts: Mapping[str, int], word_split: ByteLevel) -> Counter:

@@ -11,7 +11,7 @@ from hf_greedtok.formats.manifest import MANIFEST_NAME
 
 
 def trainer(k=10):
-    return GreedTokTrainer(k, show_progress=False)
+    return GreedTokTrainer(k=k, show_progress=False)
 
 
 def test_empty_corpus(tmp_path):
@@ -25,8 +25,10 @@ def test_empty_corpus(tmp_path):
 
 @pytest.mark.parametrize("k", [0, -3, 2.5])
 def test_non_positive_vocab_size(k):
-    with pytest.raises(ValueError, match="vocab_size"):
-        GreedTokTrainer(k)
+    with pytest.raises(ValueError, match=r"k \(the learned tokens\) must be an integer >= 1"):
+        GreedTokTrainer(k=k)
+    with pytest.raises(ValueError, match=r"vocab_size \(the whole vocabulary.*\) must be an integer >= 1"):
+        GreedTokTrainer(vocab_size=k)
 
 
 def test_invalid_utf8_names_file_and_line(tmp_path):

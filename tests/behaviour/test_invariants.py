@@ -22,13 +22,13 @@ from hf_greedtok import GreedTokTrainer, Metaspace
 
 @pytest.fixture(scope="module")
 def english_tok(english_counts):
-    trainer = GreedTokTrainer(1500, show_progress=False)
+    trainer = GreedTokTrainer(k=1500, show_progress=False)
     return trainer, trainer.train_from_counts(english_counts)
 
 
 @pytest.fixture(scope="module")
 def hindi_tok(hindi_counts):
-    trainer = GreedTokTrainer(1500, show_progress=False)
+    trainer = GreedTokTrainer(k=1500, show_progress=False)
     return trainer, trainer.train_from_counts(hindi_counts)
 
 
@@ -84,7 +84,7 @@ def test_round_trip_any_unicode_byte_level(english_tok, text):
 
 @pytest.fixture(scope="module")
 def metaspace_tok(hindi_text):
-    trainer = GreedTokTrainer(300, pre_tokenizer=Metaspace(), show_progress=False)
+    trainer = GreedTokTrainer(k=300, pre_tokenizer=Metaspace(), show_progress=False)
     return trainer.train_from_iterator(hindi_text.splitlines(), num_proc=1)
 
 
@@ -151,7 +151,7 @@ def test_ranking_independent_of_word_order(english_counts, english_tok):
     _, tok = english_tok
     items = list(english_counts.items())
     random.Random(7).shuffle(items)
-    again = GreedTokTrainer(1500, show_progress=False).train_from_counts(dict(items))
+    again = GreedTokTrainer(k=1500, show_progress=False).train_from_counts(dict(items))
     assert again.model.ranked_tokens == tok.model.ranked_tokens
 
 
@@ -161,7 +161,7 @@ def test_ranking_identical_across_processes_and_hash_seeds(tmp_path, english_cou
     table.write_text("".join(f"{w.strip()}\t{c}\n" for w, c in words.items()), encoding="utf-8")
     script = (
         "import sys; from hf_greedtok import GreedTokTrainer;"
-        "t = GreedTokTrainer(300, show_progress=False).train([sys.argv[1]], counts=True);"
+        "t = GreedTokTrainer(k=300, show_progress=False).train([sys.argv[1]], counts=True);"
         "print(repr(t.model.ranked_tokens))"
     )
     outputs = set()

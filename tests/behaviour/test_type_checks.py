@@ -15,7 +15,7 @@ TRAINERS = [GreedTokTrainer, GreedWMCTrainer]
 
 @pytest.fixture(scope="module")
 def model() -> GreedTokModel:
-    tok = GreedTokTrainer(5, show_progress=False).train_from_iterator(["the cynic is a blackguard"] * 3,
+    tok = GreedTokTrainer(k=5, show_progress=False).train_from_iterator(["the cynic is a blackguard"] * 3,
                                                                        num_proc=1)
     return tok.model
 
@@ -24,7 +24,7 @@ def make(owner, model: GreedTokModel, **kwargs):
     """``owner`` built with ``kwargs`` (a Tokenizer gets ``model`` and, by default, ByteLevel)."""
     if owner is Tokenizer:
         return Tokenizer(model, kwargs.pop("pre_tokenizer", ByteLevel()), **kwargs)
-    return owner(10, show_progress=False, **kwargs)
+    return owner(k=10, show_progress=False, **kwargs)
 
 
 @pytest.mark.parametrize("owner", [*TRAINERS, Tokenizer], ids=lambda c: c.__name__)
@@ -65,10 +65,10 @@ def test_tokenizer_takes_no_normalizer_name(model):
 
 @pytest.mark.parametrize("owner", TRAINERS, ids=lambda c: c.__name__)
 def test_our_components_and_names_still_pass(owner, model):
-    trainer = owner(10, pre_tokenizer=Metaspace(), normalizer="NFC", show_progress=False)
+    trainer = owner(k=10, pre_tokenizer=Metaspace(), normalizer="NFC", show_progress=False)
     assert isinstance(trainer.pre_tokenizer, Metaspace) and trainer.normalizer == UnicodeNormalizer("NFC")
-    assert owner(10, normalizer="none", show_progress=False).normalizer is None
-    assert isinstance(owner(10, show_progress=False).pre_tokenizer, ByteLevel)
+    assert owner(k=10, normalizer="none", show_progress=False).normalizer is None
+    assert isinstance(owner(k=10, show_progress=False).pre_tokenizer, ByteLevel)
     tok = Tokenizer(model, ByteLevel(), normalizer=UnicodeNormalizer("NFKC"))
     assert tok.normalizer == UnicodeNormalizer("NFKC")
     assert CBPETrainer(num_merges=5, normalizer=UnicodeNormalizer("NFD")).normalizer == UnicodeNormalizer("NFD")

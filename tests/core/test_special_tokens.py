@@ -45,8 +45,8 @@ def glued_english() -> list[str]:
 
 BAD = [("", "empty"), (" ", "whitespace only"), ("\n\t", "whitespace only")]
 MAKERS = {
-    "GreedTokTrainer": lambda specials: GreedTokTrainer(10, special_tokens=specials),
-    "GreedWMCTrainer": lambda specials: GreedWMCTrainer(10, special_tokens=specials),
+    "GreedTokTrainer": lambda specials: GreedTokTrainer(k=10, special_tokens=specials),
+    "GreedWMCTrainer": lambda specials: GreedWMCTrainer(k=10, special_tokens=specials),
     "CBPETrainer": lambda specials: CBPETrainer(num_merges=10, units="chars", special_tokens=specials),
     "GreedTokModel": lambda specials: GreedTokModel([], unit_kind="bytes", special_tokens=specials),
 }
@@ -66,7 +66,7 @@ def test_a_special_token_listed_twice_is_refused(maker):
 
 
 def test_train_new_from_iterator_refuses_an_empty_new_special_token():
-    old = GreedTokTrainer(20, special_tokens=["<pad>"], show_progress=False).train_from_iterator(
+    old = GreedTokTrainer(k=20, special_tokens=["<pad>"], show_progress=False).train_from_iterator(
         ["a cat sat on a mat"] * 3)
     fast = GreedTokTokenizerFast.from_greedtok(old, pad_token="<pad>")
     with pytest.raises(ValueError, match=r"new_special_tokens\[0\] '' is empty"):
@@ -96,7 +96,7 @@ def test_counting_words_are_the_words_encoding_sees(pre, glued_english):
     specials = [EOT, "<|end", "<pad>"]
     lines = [line.replace("the ", "the<|end ").replace("of", "<pad>of") for line in glued_english[:300]]
     lines += [f"{EOT_WIDE}x{EOT}<|end<|endoftext", "<pad>", " <pad> "]
-    tok = GreedTokTrainer(300, special_tokens=specials, pre_tokenizer=pre, normalizer="NFKC",
+    tok = GreedTokTrainer(k=300, special_tokens=specials, pre_tokenizer=pre, normalizer="NFKC",
                           show_progress=False).train_from_iterator(glued_english)
     counting, norm = counting_pipeline(tok.pre_tokenizer, tok.normalizer, specials)
     assert isinstance(counting, SpecialSplitPreTokenizer) and norm is None
@@ -124,12 +124,12 @@ GREEDTOK_PRE = {"bytes-gpt4": ByteLevel(), "bytes-whitespace": ByteLevel("whites
 @pytest.mark.parametrize("pre", GREEDTOK_PRE, ids=list(GREEDTOK_PRE))
 def test_greedtok_never_learns_a_special_token_and_its_objective_is_the_encoded_count(
         trainer_class, pre, glued_english):
-    trainer = trainer_class(2000, special_tokens=[EOT], pre_tokenizer=GREEDTOK_PRE[pre], show_progress=False)
+    trainer = trainer_class(k=2000, special_tokens=[EOT], pre_tokenizer=GREEDTOK_PRE[pre], show_progress=False)
     tok = trainer.train_from_iterator(glued_english, num_proc=1)
     assert not [t for t in tok.model.ranked_tokens if holds_special(t)]
     if trainer_class is GreedTokTrainer:
         # DESIGN invariant 1 on text with special tokens: encoding's tokens minus the special ids.
-        encoded = sum(len(ids) for ids in tok.encode_batch(glued_english))
+        encoded = sum(len(ids) for ids in tok.encode_batch(glued_english, mode="cover"))
         specials = sum(line.count(EOT) for line in glued_english)
         assert encoded - specials == tok.training_info["objective_tokens"]
 
@@ -139,9 +139,9 @@ def test_normalization_happens_after_the_split_as_in_encoding(glued_english):
     # counting must keep it too, or the objective would miss its tokens.
     lines = [line.replace(" a ", f" {EOT_WIDE}a ") for line in glued_english]
     assert sum(line.count(EOT_WIDE) for line in lines) > 50
-    tok = GreedTokTrainer(1500, special_tokens=[EOT], pre_tokenizer=Metaspace(), normalizer="NFKC",
+    tok = GreedTokTrainer(k=1500, special_tokens=[EOT], pre_tokenizer=Metaspace(), normalizer="NFKC",
                           show_progress=False).train_from_iterator(lines, num_proc=1)
-    encoded = sum(len(ids) for ids in tok.encode_batch(lines))
+    encoded = sum(len(ids) for ids in tok.encode_batch(lines, mode="cover"))
     assert encoded - sum(line.count(EOT) for line in lines) == tok.training_info["objective_tokens"]
 
 
@@ -151,7 +151,7 @@ def test_training_files_and_count_tables_split_special_tokens(tmp_path, pre, glu
     text.write_text("".join(glued_english), encoding="utf-8")
     table = tmp_path / "glued.tsv"
     table.write_text(f"foo{EOT}bar\t500\n{EOT}baz\t300\nqux{EOT}\t200\nfoobar\t7\n", encoding="utf-8")
-    trainer = GreedTokTrainer(400, special_tokens=[EOT], pre_tokenizer=GREEDTOK_PRE[pre], show_progress=False)
+    trainer = GreedTokTrainer(k=400, special_tokens=[EOT], pre_tokenizer=GREEDTOK_PRE[pre], show_progress=False)
     from_file = trainer.train([text], num_proc=1)
     assert not [t for t in from_file.model.ranked_tokens if holds_special(t)]
     from_table = trainer.train([table], counts=True)
@@ -164,7 +164,7 @@ def test_training_files_and_count_tables_split_special_tokens(tmp_path, pre, glu
 
 
 def test_counts_given_with_a_special_token_inside_a_word_are_refused():
-    trainer = GreedTokTrainer(10, special_tokens=[EOT], pre_tokenizer=Metaspace(), show_progress=False)
+    trainer = GreedTokTrainer(k=10, special_tokens=[EOT], pre_tokenizer=Metaspace(), show_progress=False)
     with pytest.raises(CorpusError, match=r"word '▁foo<\|endoftext\|>bar' contains the special token"):
         trainer.train_from_counts({"▁foo": 3, f"▁foo{EOT}bar": 2})
 

@@ -193,7 +193,7 @@ def test_training_on_distributed_counts_ranks_the_same_tokens(cluster, texts):
     # trainer's tie order must not depend on it
     assert list(dist) != list(local)
     def ranked(counts):
-        trainer = GreedTokTrainer(400, special_tokens=list(SPECIALS), show_progress=False)
+        trainer = GreedTokTrainer(k=400, special_tokens=list(SPECIALS), show_progress=False)
         tok = trainer.train_from_counts(counts)
         return tok.model.ranked_tokens, tok.training_info["k_learned"]
     assert ranked(dist) == ranked(local)

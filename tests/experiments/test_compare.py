@@ -70,7 +70,7 @@ def test_curves_agree_with_separately_trained_tokenizers(brown_counts, compariso
     r = comparison
     n = r.corpus["words"]
     assert r.k.tolist() == list(range(401))
-    tok = GreedTokTrainer(150, show_progress=False).train_from_counts(brown_counts)
+    tok = GreedTokTrainer(k=150, show_progress=False).train_from_counts(brown_counts)
     assert r.tokens_greedtok[150] == tok.training_info["objective_tokens"]
     assert r.tokens_per_word_greedtok[150] == pytest.approx(tok.training_info["tokens_per_word"])
     assert r.tokens_greedtok[0] == r.tokens_bpe[0] == r.corpus["singletons"]
@@ -173,9 +173,9 @@ def test_token_substrings():
 
 
 def test_byte_candidates_need_byte_singletons():
-    assert GreedTokTrainer(5, candidates=[b"\xe4\xb8"]).candidates == [b"\xe4\xb8"]
+    assert GreedTokTrainer(k=5, candidates=[b"\xe4\xb8"]).candidates == [b"\xe4\xb8"]
     with pytest.raises(ValueError, match="bytes"):
-        GreedTokTrainer(5, candidates=[b"ab"], pre_tokenizer=Metaspace())
+        GreedTokTrainer(k=5, candidates=[b"ab"], pre_tokenizer=Metaspace())
 
 
 @pytest.fixture(scope="module")

@@ -43,12 +43,12 @@ def training_lines() -> list[str]:
 
 @pytest.fixture(scope="module")
 def superword(training_lines):
-    return GreedTokSuperwordTrainer(600, show_progress=False).train_from_iterator(training_lines)
+    return GreedTokSuperwordTrainer(k=600, show_progress=False).train_from_iterator(training_lines)
 
 
 @pytest.fixture(scope="module")
 def word_level(training_lines):
-    return GreedTokTrainer(600, pre_tokenizer=ByteLevel(DEFAULT_SPLIT), show_progress=False
+    return GreedTokTrainer(k=600, pre_tokenizer=ByteLevel(DEFAULT_SPLIT), show_progress=False
                            ).train_from_iterator(training_lines)
 
 
@@ -68,7 +68,7 @@ def test_superword_training_info_is_per_word_with_the_chunks_beside(superword, w
 
 def test_continued_training_keeps_training_info_per_word(superword, training_lines):
     # word_tokens given: stage 2 resumes (the path through GreedTokTrainer.continue_training)
-    trainer = GreedTokSuperwordTrainer(300, word_tokens=150, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=300, word_tokens=150, show_progress=False)
     trainer.train_from_iterator(training_lines)
     info = trainer.continue_training(600).training_info
     keys = ("words", "distinct_words", "chunks", "distinct_chunks", "objective_tokens", "tokens_per_word",
@@ -113,7 +113,7 @@ def test_a_word_level_tokenizer_keeps_its_metrics(word_level, superword, trainin
 
 
 def test_the_curriculum_word_split_decides_the_words(training_lines):
-    tok = GreedTokSuperwordTrainer(300, word_pattern="whitespace", show_progress=False
+    tok = GreedTokSuperwordTrainer(k=300, word_pattern="whitespace", show_progress=False
                                    ).train_from_iterator(training_lines[:3000])
     lines = ["don't stop, she said; then she stopped.\n", "Of the two, the one was better.\n"]
     counts = count_words(lines, tok.pre_tokenizer, None, show_progress=False)

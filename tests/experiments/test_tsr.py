@@ -181,7 +181,7 @@ def test_cli_encode_and_evaluate_take_vocabulary_files(tmp_path, capsys):
 def test_own_counts_of_a_greedtok_folder_are_its_cover(tmp_path):
     from hf_greedtok import GreedTokTrainer
     lines = (CORPORA / "en_brown.txt").read_text(encoding="utf-8").splitlines()[:2000]
-    tok = GreedTokTrainer(500, show_progress=False).train_from_iterator(lines)
+    tok = GreedTokTrainer(k=500, show_progress=False).train_from_iterator(lines)
     tok.save(tmp_path / "g")
     vocab = load_vocabulary(tmp_path / "g")
     assert vocab.kind == "greedtok"
@@ -211,7 +211,7 @@ def test_trained_sizes_give_tsr_against_vocabulary_size(sample, tmp_path, capsys
     folders = []
     for k in (200, 1500):
         folder = tmp_path / f"greedtok-{k}"
-        GreedTokTrainer(k, show_progress=False).train_from_iterator(lines).save(folder)
+        GreedTokTrainer(k=k, show_progress=False).train_from_iterator(lines).save(folder)
         folders.append(str(folder))
     out = tmp_path / "by-size"
     assert main(["tsr", *folders, "--parallel", str(sample), "-o", str(out), "--min-strings", "10", "--quiet"]) == 0

@@ -19,7 +19,7 @@ TEXTS = ["the cat sat on the mat", "the dog sat on the log"] * 5
 
 @pytest.fixture(scope="module")
 def tok() -> Tokenizer:
-    return GreedTokTrainer(20, show_progress=False).train_from_iterator(TEXTS, num_proc=1)
+    return GreedTokTrainer(k=20, show_progress=False).train_from_iterator(TEXTS, num_proc=1)
 
 
 @pytest.fixture()

@@ -29,9 +29,9 @@ def lines() -> list[str]:
 
 @pytest.fixture(scope="module")
 def saved(lines, tmp_path_factory):
-    core = GreedTokTrainer(2000, special_tokens=["<s>", "</s>", "<pad>"], show_progress=False) \
+    core = GreedTokTrainer(k=2000, special_tokens=["<s>", "</s>", "<pad>"], show_progress=False) \
         .train_from_iterator(lines[:2000], num_proc=1)
-    tok = GreedTokTokenizerFast.from_greedtok(core, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+    tok = GreedTokTokenizerFast.from_greedtok(core, mode="cover", bos_token="<s>", eos_token="</s>", pad_token="<pad>",
                                               add_eos_token=True)
     path = tmp_path_factory.mktemp("tok") / "greedtok-en"
     tok.save_pretrained(path)

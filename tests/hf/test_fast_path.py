@@ -60,7 +60,7 @@ def batch(texts) -> list[str]:
 
 def trained(texts, pre_tokenizer=None):
     kwargs = {"pre_tokenizer": pre_tokenizer} if pre_tokenizer is not None else {}
-    trainer = GreedTokTrainer(1500, special_tokens=SPECIALS, show_progress=False, **kwargs)
+    trainer = GreedTokTrainer(k=1500, special_tokens=SPECIALS, show_progress=False, **kwargs)
     return trainer.train_from_iterator(texts["en"][:1000] + texts["hi"][:400] + texts["zh"][:400]
                                        + texts["code"][:600], num_proc=1)
 

@@ -21,7 +21,7 @@ def trained(request):
     pre = {"bytes": None, "chars": Metaspace()}[request.param]
     kwargs = {} if pre is None else {"pre_tokenizer": pre}
     lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:3000]
-    return GreedTokTrainer(300, special_tokens=SPECIALS, show_progress=False, **kwargs) \
+    return GreedTokTrainer(k=300, special_tokens=SPECIALS, show_progress=False, **kwargs) \
         .train_from_iterator(lines, num_proc=1)
 
 

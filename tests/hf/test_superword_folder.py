@@ -16,7 +16,7 @@ from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
 @pytest.fixture(scope="module")
 def trained():
     lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:20000]
-    return GreedTokSuperwordTrainer(3000, show_progress=False).train_from_iterator(lines)
+    return GreedTokSuperwordTrainer(k=3000, show_progress=False).train_from_iterator(lines)
 
 
 @pytest.fixture(scope="module")
@@ -90,12 +90,12 @@ def test_train_new_from_iterator_retrains_superwords_with_the_folder_s_curriculu
 
     lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()
     old_text, new_text = lines[:6000], lines[6000:12000]
-    trained = GreedTokSuperwordTrainer(1200, word_tokens=400, min_frequency=8, digits_in_chunks=True,
+    trained = GreedTokSuperwordTrainer(k=1200, word_tokens=400, min_frequency=8, digits_in_chunks=True,
                                        show_progress=False).train_from_iterator(old_text)
     GreedTokTokenizerFast.from_greedtok(trained, mode="optimal").save_pretrained(tmp_path / "sw")
     hf = AutoTokenizer.from_pretrained(str(tmp_path / "sw"))
     new = hf.train_new_from_iterator([new_text[i:i + 500] for i in range(0, len(new_text), 500)], vocab_size=856)
-    direct = GreedTokSuperwordTrainer(600, word_tokens=200, min_frequency=8, digits_in_chunks=True,
+    direct = GreedTokSuperwordTrainer(k=600, word_tokens=200, min_frequency=8, digits_in_chunks=True,
                                       show_progress=False).train_from_iterator(new_text)
     assert list(new.greedtok.model.ranked_tokens) == list(direct.model.ranked_tokens)
     assert new.greedtok.training_info["curriculum"] == direct.training_info["curriculum"]

@@ -35,7 +35,7 @@ def lines_of(name: str) -> list[str]:
 
 @pytest.fixture(scope="module", params=[SUPERWORDS, SUPERWORDS_DIGITS], ids=lambda split: split.name)
 def tok(request):
-    return GreedTokTrainer(2000, pre_tokenizer=ByteLevel(request.param.name), show_progress=False) \
+    return GreedTokTrainer(k=2000, pre_tokenizer=ByteLevel(request.param.name), show_progress=False) \
         .train_from_iterator(lines_of("en_brown.txt")[:TRAIN_LINES], num_proc=1)
 
 

@@ -20,7 +20,7 @@ DOCS = ["The cynic is a blackguard.\n", "BORE, n. A person who talks when you wi
 @pytest.fixture(scope="module")
 def trained() -> Tokenizer:
     lines = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:2000]
-    return GreedTokTrainer(300, special_tokens=["<s>"], show_progress=False).train_from_iterator(lines, num_proc=1)
+    return GreedTokTrainer(k=300, special_tokens=["<s>"], show_progress=False).train_from_iterator(lines, num_proc=1)
 
 
 @pytest.fixture

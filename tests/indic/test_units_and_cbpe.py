@@ -139,7 +139,7 @@ def test_cbpe_training_is_deterministic_across_processes(tmp_path):
 
 @pytest.fixture(scope="module")
 def unit_greedtok() -> Tokenizer:
-    return GreedTokTrainer(1500, pre_tokenizer=Metaspace(units="marks"), normalizer="NFC",
+    return GreedTokTrainer(k=1500, pre_tokenizer=Metaspace(units="marks"), normalizer="NFC",
                            show_progress=False).train([corpus("hi_news_wordcounts.tsv")], counts=True)
 
 
@@ -179,7 +179,7 @@ def lookup() -> MorphLookup:
 
 def test_lookup_splits_words_in_native_and_hf_pipelines_and_decodes_exactly(lookup, hindi_lines, tmp_path):
     pre = Metaspace(units="chars", lookup=lookup)
-    tok = GreedTokTrainer(800, pre_tokenizer=pre, normalizer="NFC", show_progress=False) \
+    tok = GreedTokTrainer(k=800, pre_tokenizer=pre, normalizer="NFC", show_progress=False) \
         .train([corpus("hi_news_wordcounts.tsv")], counts=True)
     assert pre.pre_tokenize("लड़कों ने") == ["▁लड़क", "ों", "▁ने"]
     hf = GreedTokTokenizerFast.from_greedtok(tok)

@@ -32,7 +32,7 @@ def tokenizers() -> dict[str, Tokenizer]:
     """A small GreedTok vocabulary for each native split (byte level), trained on the example text."""
     out = {}
     for split in SPLITS:
-        trainer = GreedTokTrainer(400, pre_tokenizer=ByteLevel(split.name), show_progress=False)
+        trainer = GreedTokTrainer(k=400, pre_tokenizer=ByteLevel(split.name), show_progress=False)
         out[split.name] = trainer.train([str(EXAMPLE_TEXT)])
     return out
 

@@ -39,7 +39,7 @@ def cl100k() -> Tokenizer:
 def trained(request) -> Tokenizer:
     """A 1,000-token GreedTok vocabulary per split pattern, trained on a mix of the corpora."""
     text = [line for name in TEXT_CORPORA for line in lines_of(name, 400)]
-    trainer = GreedTokTrainer(1000, pre_tokenizer=ByteLevel(pattern=request.param), special_tokens=SPECIALS,
+    trainer = GreedTokTrainer(k=1000, pre_tokenizer=ByteLevel(pattern=request.param), special_tokens=SPECIALS,
                               show_progress=False)
     return trainer.train_from_iterator(text, num_proc=1)
 

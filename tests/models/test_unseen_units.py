@@ -27,7 +27,7 @@ def devdas_lines() -> list[str]:
 
 @pytest.fixture(scope="module", params=["marks", "vowels"])
 def news_tok(request):
-    return GreedTokTrainer(2000, pre_tokenizer=Metaspace(units=request.param), normalizer="NFC",
+    return GreedTokTrainer(k=2000, pre_tokenizer=Metaspace(units=request.param), normalizer="NFC",
                            show_progress=False).train([corpus("hi_news_wordcounts.tsv")], counts=True)
 
 

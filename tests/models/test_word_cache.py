@@ -44,7 +44,7 @@ def test_most_frequent_does_not_depend_on_the_order_of_the_words(table):
 
 @pytest.fixture(scope="module")
 def trained(table) -> Tokenizer:
-    return GreedTokTrainer(500, show_progress=False).train_from_counts(
+    return GreedTokTrainer(k=500, show_progress=False).train_from_counts(
         {" " + w: c for w, c in table.items()})
 
 

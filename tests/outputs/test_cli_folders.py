@@ -162,7 +162,7 @@ def test_encode_mode_is_refused_for_bpe_folders(hindi, tmp_path, capsys):
 def test_encode_and_evaluate_read_a_tokenizer_save_folder(tmp_path, capsys):
     folder = tmp_path / "saved"
     from hf_greedtok import GreedTokTrainer
-    GreedTokTrainer(30, show_progress=False).train([EXAMPLE_TEXT]).save(folder)
+    GreedTokTrainer(k=30, show_progress=False).train([EXAMPLE_TEXT]).save(folder)
     assert main(["encode", str(folder), "The cynic"]) == 0
     assert json.loads(capsys.readouterr().out)["round_trip"]
     assert main(["evaluate", str(folder), str(EXAMPLE_TEXT), "--json", "--quiet"]) == 0

@@ -174,7 +174,7 @@ def test_each_kind_replaces_only_its_own_kind(found, expected, tmp_path):
 
 
 def test_every_save_records_its_kind(tmp_path):
-    tok = GreedTokTrainer(10, show_progress=False).train_from_iterator(TEXT.splitlines(), num_proc=1)
+    tok = GreedTokTrainer(k=10, show_progress=False).train_from_iterator(TEXT.splitlines(), num_proc=1)
     tok.save(tmp_path / "saved")
     GreedTokTokenizerFast.from_greedtok(tok).save_pretrained(tmp_path / "pretrained")
     for folder in ("saved", "pretrained"):

@@ -33,7 +33,7 @@ def hindi_lines(n: int) -> list[str]:
 def hindi_tok(request) -> Tokenizer:
     """GreedTok over Hindi only (so Latin letters, digits and '<', 'x', '>' are outside the alphabet)."""
     norm = None if request.param == "chars" else UnicodeNormalizer("NFC")
-    trainer = GreedTokTrainer(300, pre_tokenizer=Metaspace(units=request.param), normalizer=norm,
+    trainer = GreedTokTrainer(k=300, pre_tokenizer=Metaspace(units=request.param), normalizer=norm,
                               special_tokens=SPECIALS, show_progress=False)
     return trainer.train_from_iterator(hindi_lines(2000), num_proc=1)
 
@@ -42,7 +42,7 @@ def hindi_tok(request) -> Tokenizer:
 def mixed_tok() -> Tokenizer:
     """Character-level GreedTok over Hindi and English lines."""
     lines = hindi_lines(800) + corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:800]
-    trainer = GreedTokTrainer(300, pre_tokenizer=Metaspace(), special_tokens=SPECIALS, show_progress=False)
+    trainer = GreedTokTrainer(k=300, pre_tokenizer=Metaspace(), special_tokens=SPECIALS, show_progress=False)
     return trainer.train_from_iterator(lines, num_proc=1)
 
 
@@ -113,7 +113,7 @@ def test_native_and_hf_normalize_newer_marks_alike():
 
 
 def test_cover_folder_without_tokenizer_config_is_refused(mixed_tok, tmp_path):
-    GreedTokTokenizerFast.from_greedtok(mixed_tok).save_pretrained(tmp_path / "cover")
+    GreedTokTokenizerFast.from_greedtok(mixed_tok, mode="cover").save_pretrained(tmp_path / "cover")
     assert AutoTokenizer.from_pretrained(tmp_path / "cover")("x<pad>")["input_ids"] == mixed_tok.encode("x<pad>")
     (tmp_path / "cover" / "tokenizer_config.json").unlink()
     with pytest.raises(Exception, match="this tokenizer.json alone would encode differently"):
@@ -130,7 +130,7 @@ def test_a_single_character_special_token_keeps_optimal_exact(tmp_path):
     would still select, so no pure file is exact: the export refuses, and optimal mode runs the
     native encoder inside the HF pipeline."""
     lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:500]
-    tok = GreedTokTrainer(100, special_tokens=["§", "<pad>"], pre_tokenizer=Metaspace(), show_progress=False) \
+    tok = GreedTokTrainer(k=100, special_tokens=["§", "<pad>"], pre_tokenizer=Metaspace(), show_progress=False) \
         .train_from_iterator(lines, num_proc=1)
     with pytest.raises(ValueError, match="the special token '§' is a single character"):
         export_optimal_tokenizer_json(tok, tmp_path / "tokenizer.json")
@@ -142,7 +142,7 @@ def test_a_single_character_special_token_keeps_optimal_exact(tmp_path):
 def test_a_special_token_spelled_like_a_byte_token_is_a_clear_error():
     # At byte level "§" is also how byte 0xA7 is shown, so HF could not tell the two apart.
     lines = corpus("en_brown.txt").read_text(encoding="utf-8").splitlines()[:200]
-    tok = GreedTokTrainer(50, special_tokens=["§"], show_progress=False).train_from_iterator(lines, num_proc=1)
+    tok = GreedTokTrainer(k=50, special_tokens=["§"], show_progress=False).train_from_iterator(lines, num_proc=1)
     with pytest.raises(ValueError, match="token string '§' is both id 0 and id 168"):
         GreedTokTokenizerFast.from_greedtok(tok)
 

@@ -148,7 +148,7 @@ class Lines(PreTokenizer):
 def test_a_new_kind_trains_saves_loads_and_exports(monkeypatch, tmp_path):
     monkeypatch.setitem(KINDS, Lines.kind, Lines)
     lines = ["the cat sat on the mat\n", "the dog sat on the log\n"] * 20
-    tok = GreedTokTrainer(60, pre_tokenizer=Lines(), show_progress=False).train_from_iterator(lines, num_proc=1)
+    tok = GreedTokTrainer(k=60, pre_tokenizer=Lines(), show_progress=False).train_from_iterator(lines, num_proc=1)
     text = "the cat sat on the log\nthe dog"
     ids = tok.encode(text)
     assert tok.decode(ids) == text and tok.pre_tokenizer.label == "Lines"

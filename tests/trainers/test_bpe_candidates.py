@@ -45,13 +45,13 @@ def test_bpe_on_our_counts_learns_what_hf_bpe_learns_from_the_lines(brown, patte
 def test_greedtok_chooses_its_tokens_among_bpes(brown):
     pre = ByteLevel("gpt4-marks")
     counts = count_words(brown, pre, None, num_proc=1, show_progress=False)
-    tok = GreedTokTrainer(600, pre_tokenizer=pre, bpe_candidates=1.75, show_progress=False).train_from_counts(counts)
+    tok = GreedTokTrainer(k=600, pre_tokenizer=pre, bpe_candidates=1.75, show_progress=False).train_from_counts(counts)
     pool = byte_level_bpe_tokens(counts, pre, round(1.75 * (600 + 256)))
     assert set(tok.model.ranked_tokens) <= set(pool)
     assert tok.training_info["bpe_candidates"] == len(pool) and tok.training_info["restricted_candidates"]
-    same = GreedTokTrainer(600, pre_tokenizer=pre, candidates=pool, show_progress=False).train_from_counts(counts)
+    same = GreedTokTrainer(k=600, pre_tokenizer=pre, candidates=pool, show_progress=False).train_from_counts(counts)
     assert tok.model.ranked_tokens == same.model.ranked_tokens
-    free = GreedTokTrainer(600, pre_tokenizer=pre, show_progress=False).train_from_counts(counts)
+    free = GreedTokTrainer(k=600, pre_tokenizer=pre, show_progress=False).train_from_counts(counts)
     assert not set(free.model.ranked_tokens) <= set(pool)      # unrestricted, it picks tokens BPE lacks
 
 
@@ -64,7 +64,7 @@ def test_greedtok_chooses_its_tokens_among_bpes(brown):
 ])
 def test_bad_options_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        GreedTokTrainer(10, **kwargs)
+        GreedTokTrainer(k=10, **kwargs)
 
 
 def test_cli_option(tmp_path, capsys):
@@ -114,7 +114,7 @@ def test_trainer_refuses_a_factor_no_vocabulary_id_can_hold(factor, tmp_path):
     code = textwrap.dedent(f"""
         from hf_greedtok import GreedTokTrainer
         try:
-            GreedTokTrainer(5, bpe_candidates={factor!r}, show_progress=False).train_from_counts(
+            GreedTokTrainer(k=5, bpe_candidates={factor!r}, show_progress=False).train_from_counts(
                 {{" the": 3, " cat": 2, " mat": 1}})
         except ValueError as e:
             print("ValueError:", e)
@@ -133,12 +133,12 @@ def test_a_large_factor_asks_bpe_for_the_merge_bound_with_the_same_tokens(brown)
     exact = byte_level_bpe_tokens(counts, pre, 256 + bound)
     assert len(exact) <= bound
     assert byte_level_bpe_tokens(counts, pre, 256 + 10 * bound) == exact
-    tok = GreedTokTrainer(300, pre_tokenizer=pre, bpe_candidates=1e5, show_progress=False).train_from_counts(counts)
+    tok = GreedTokTrainer(k=300, pre_tokenizer=pre, bpe_candidates=1e5, show_progress=False).train_from_counts(counts)
     info = tok.training_info["bpe_candidates_run"]
     assert info["vocab_size_requested"] == round(1e5 * (300 + 256))
     assert info["merge_bound"] == bound and info["merges_asked"] == bound and info["capped"]
     assert tok.training_info["bpe_candidates"] == len({t for t in exact if len(t) >= 2})
-    same = GreedTokTrainer(300, pre_tokenizer=pre, candidates=exact, show_progress=False).train_from_counts(counts)
+    same = GreedTokTrainer(k=300, pre_tokenizer=pre, candidates=exact, show_progress=False).train_from_counts(counts)
     assert tok.model.ranked_tokens == same.model.ranked_tokens
-    small = GreedTokTrainer(300, pre_tokenizer=pre, bpe_candidates=1.75, show_progress=False).train_from_counts(counts)
+    small = GreedTokTrainer(k=300, pre_tokenizer=pre, bpe_candidates=1.75, show_progress=False).train_from_counts(counts)
     assert not small.training_info["bpe_candidates_run"]["capped"]

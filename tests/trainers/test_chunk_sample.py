@@ -93,7 +93,7 @@ def test_bad_budgets_are_refused():
             sample_chunks({" a": 1}, bad)
     for bad in (0, -2, float("inf"), float("nan"), "20"):
         with pytest.raises(ValueError, match="chunk_budget_mb must be a positive number"):
-            GreedTokSuperwordTrainer(100, chunk_budget_mb=bad)
+            GreedTokSuperwordTrainer(k=100, chunk_budget_mb=bad)
 
 
 @settings(max_examples=40, deadline=None)
@@ -104,7 +104,7 @@ def test_the_bounded_trainer_is_the_literal_curriculum_on_all_words_and_the_samp
     """Where nothing is sampled (share >= 1) this is the exact trainer."""
     t = min(t, k)
     budget = _mb(chunks) * share
-    trainer = GreedTokSuperwordTrainer(k, word_tokens=t, min_frequency=floor, max_token_length=6,
+    trainer = GreedTokSuperwordTrainer(k=k, word_tokens=t, min_frequency=floor, max_token_length=6,
                                        chunk_budget_mb=budget, show_progress=False, num_threads=1)
     sample = sample_chunks(chunks, budget).table.to_dict()
     if not sample:
@@ -123,8 +123,8 @@ def _lines():
 
 
 def test_within_the_budget_the_trainer_is_the_exact_one():
-    exact = GreedTokSuperwordTrainer(1500, chunk_budget_mb=None, show_progress=False).train_from_iterator(_lines())
-    within = GreedTokSuperwordTrainer(1500, show_progress=False).train_from_iterator(_lines())
+    exact = GreedTokSuperwordTrainer(k=1500, chunk_budget_mb=None, show_progress=False).train_from_iterator(_lines())
+    within = GreedTokSuperwordTrainer(k=1500, show_progress=False).train_from_iterator(_lines())
     assert within.model.ranked_tokens == exact.model.ranked_tokens
     assert within.training_info == exact.training_info | {"curriculum": within.training_info["curriculum"]}
     assert within.training_info["curriculum"]["chunk_sample"]["rate"] == 1
@@ -133,7 +133,7 @@ def test_within_the_budget_the_trainer_is_the_exact_one():
 def test_past_the_budget_stage_one_counts_every_word_and_stage_two_trains_on_the_sample():
     lines = _lines()
     chunks = Counter(c for line in lines for c in ByteLevel("superwords").pre_tokenize(line))
-    trainer = GreedTokSuperwordTrainer(1500, chunk_budget_mb=0.1, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=1500, chunk_budget_mb=0.1, show_progress=False)
     kept = trainer.reduce_counts(chunks)
     assert kept.words == chunk_words(chunks, ByteLevel("gpt4-marks"))
     assert 3 < kept.sample.rate < 5 and 0.08e6 < kept.sample.kept_bytes < 0.12e6 < 0.35e6 < kept.sample.distinct_bytes
@@ -150,15 +150,15 @@ def test_past_the_budget_stage_one_counts_every_word_and_stage_two_trains_on_the
     assert abs(info["words"] / sum(kept.words.values()) - 1) < 0.05
     assert info["tokens_per_word"] == info["objective_tokens"] / info["words"]
     # the same tokenizer from the text, the full table, and what reduce_counts kept of it
-    from_table = GreedTokSuperwordTrainer(1500, chunk_budget_mb=0.1, show_progress=False).train_from_counts(chunks)
-    from_kept = GreedTokSuperwordTrainer(1500, chunk_budget_mb=0.1, show_progress=False).train_from_counts(kept)
+    from_table = GreedTokSuperwordTrainer(k=1500, chunk_budget_mb=0.1, show_progress=False).train_from_counts(chunks)
+    from_kept = GreedTokSuperwordTrainer(k=1500, chunk_budget_mb=0.1, show_progress=False).train_from_counts(kept)
     assert tok.model.ranked_tokens == from_table.model.ranked_tokens == from_kept.model.ranked_tokens
     # lossless on the text, and every token of stage 1 first
     assert all(tok.decode(ids) == line for line, ids in zip(lines, tok.encode_batch(lines)))
 
 
 def test_bad_counts_are_named_before_sampling():
-    trainer = GreedTokSuperwordTrainer(10, chunk_budget_mb=1e-5, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=10, chunk_budget_mb=1e-5, show_progress=False)
     for bad in (0, -3, 2**63):
         with pytest.raises(CorpusError, match="' of the' has count"):
             trainer.train_from_counts({" a b": 5, " of the": bad})
@@ -166,15 +166,15 @@ def test_bad_counts_are_named_before_sampling():
 
 def test_continue_training_on_a_sample_equals_training_to_the_new_size_directly():
     lines = _lines()
-    trainer = GreedTokSuperwordTrainer(800, chunk_budget_mb=0.1, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=800, chunk_budget_mb=0.1, show_progress=False)
     trainer.train_from_iterator(lines)
     resumed = trainer.continue_training(1200)
-    direct = GreedTokSuperwordTrainer(1200, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(lines)
+    direct = GreedTokSuperwordTrainer(k=1200, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(lines)
     assert resumed.model.ranked_tokens == direct.model.ranked_tokens
 
 
 def test_a_retrained_folder_keeps_its_chunk_budget():
     from hf_greedtok.trainers.recorded import recorded_trainer
-    tok = GreedTokSuperwordTrainer(600, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(_lines())
+    tok = GreedTokSuperwordTrainer(k=600, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(_lines())
     assert recorded_trainer(tok, 900).chunk_budget_mb == 0.1
     assert recorded_trainer(tok, 900, chunk_budget_mb=None).chunk_budget_mb is None

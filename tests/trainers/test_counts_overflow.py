@@ -19,14 +19,14 @@ INT32_MAX = 2**31 - 1
 
 @pytest.mark.parametrize("trainer_class", [GreedTokTrainer, GreedWMCTrainer])
 def test_a_count_above_int64_is_a_clear_error(trainer_class):
-    trainer = trainer_class(5, show_progress=False)
+    trainer = trainer_class(k=5, show_progress=False)
     with pytest.raises(CorpusError, match=r"word ' big' has count 9223372036854775808, above 2\*\*63-1"):
         trainer.train_from_counts({" small": 3, " big": 2**63})
 
 
 @pytest.mark.parametrize("trainer_class", [GreedTokTrainer, GreedWMCTrainer])
 def test_totals_above_int64_are_refused_and_totals_at_the_limit_are_exact(trainer_class):
-    trainer = trainer_class(5, pre_tokenizer=Metaspace(), show_progress=False)
+    trainer = trainer_class(k=5, pre_tokenizer=Metaspace(), show_progress=False)
     # Two words of 3 singletons ("▁ab") with count 2**62: 6 * 2**62 singletons overflow int64.
     with pytest.raises(CorpusError, match=r"counts too large.* 27670116110564327424 singletons .*"
                                           r"largest count is 4611686018427387904 \(word '▁ab'\)"):
@@ -43,7 +43,7 @@ def test_totals_above_int64_are_refused_and_totals_at_the_limit_are_exact(traine
 
 
 def test_evaluation_totals_are_exact_python_integers():
-    trainer = GreedTokTrainer(5, pre_tokenizer=Metaspace(), show_progress=False)
+    trainer = GreedTokTrainer(k=5, pre_tokenizer=Metaspace(), show_progress=False)
     tok = trainer.train_from_counts({"▁ab": 10, "▁cde": 3})
     counts = {"▁ab": 2**62, "▁cde": 2**62, "▁xyz": 2**64 + 1}
     result = evaluate_word_counts(tok, counts)

@@ -91,8 +91,8 @@ def test_automatic_threshold():
 
 def test_trainer_option_builds_all_of_t_when_asked(english_counts):
     words = dict(list(english_counts.items())[:5000])
-    lazy = GreedTokTrainer(800, show_progress=False, num_threads=2).train_from_counts(words)
-    full = GreedTokTrainer(800, show_progress=False, num_threads=2, candidates_on_demand=False).train_from_counts(words)
+    lazy = GreedTokTrainer(k=800, show_progress=False, num_threads=2).train_from_counts(words)
+    full = GreedTokTrainer(k=800, show_progress=False, num_threads=2, candidates_on_demand=False).train_from_counts(words)
     assert lazy.model.ranked_tokens == full.model.ranked_tokens
     assert lazy.model.gains == full.model.gains
     assert lazy.training_info["objective_tokens"] == full.training_info["objective_tokens"]

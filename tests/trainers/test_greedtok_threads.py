@@ -71,7 +71,7 @@ def test_every_thread_count_gives_the_same_training_with_a_candidate_list(parall
 
 def test_trainer_threads_give_identical_tokenizers():
     words = dict(head_counts("en_wiki2012_wordcounts.tsv", 5_000))
-    one, two = (GreedTokTrainer(500, show_progress=False, num_threads=t).train_from_counts(words) for t in (1, 2))
+    one, two = (GreedTokTrainer(k=500, show_progress=False, num_threads=t).train_from_counts(words) for t in (1, 2))
     assert one.model.ranked_tokens == two.model.ranked_tokens and one.model.gains == two.model.gains
     assert one.training_info == two.training_info
 
@@ -111,7 +111,7 @@ def test_num_threads_must_be_positive():
     with pytest.raises(ValueError, match="num_threads"):
         make_core({"abc": 1}, num_threads=0)
     with pytest.raises(ValueError, match="num_threads"):
-        GreedTokTrainer(10, num_threads=0)
+        GreedTokTrainer(k=10, num_threads=0)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")

@@ -62,8 +62,8 @@ def test_greedwmc_bounds_greedtok_by_one_minus_one_over_e(seed):
 
 def test_trainer_on_real_english_first_gain_dominates_and_d_inst_is_bounded(english_counts):
     words = dict(list(english_counts.items())[:3000])
-    gt = GreedTokTrainer(300, show_progress=False).train_from_counts(words)
-    trainer = GreedWMCTrainer(300, show_progress=False)
+    gt = GreedTokTrainer(k=300, show_progress=False).train_from_counts(words)
+    trainer = GreedWMCTrainer(k=300, show_progress=False)
     wmc = trainer.train_from_counts(words)
     g_gains, w_gains = gt.model.gains, wmc.model.gains
     # One token's relaxed gain counts every occurrence, so the best one gains at least as much.

@@ -146,8 +146,8 @@ def test_train_from_counts_trains_a_long_word_as_its_pieces():
     chunks = Counter(pre.pre_tokenize(line) * 3 + ["a short line, with words\n"] * 4)
     cut = expected_counts([line] * 3 + ["a short line, with words\n"] * 4, pre)
     assert len(cut) > len(chunks)
-    a = GreedTokTrainer(200, pre_tokenizer=pre, show_progress=False).train_from_counts(chunks)
-    b = GreedTokTrainer(200, pre_tokenizer=pre, show_progress=False).train_from_counts(cut)
+    a = GreedTokTrainer(k=200, pre_tokenizer=pre, show_progress=False).train_from_counts(chunks)
+    b = GreedTokTrainer(k=200, pre_tokenizer=pre, show_progress=False).train_from_counts(cut)
     assert a.model.ranked_tokens == b.model.ranked_tokens
     assert a.training_info["distinct_words"] == len(cut)
     assert a.decode(a.encode(line)) == line
@@ -157,7 +157,7 @@ def test_counts_that_only_overflow_once_pieces_add_up_are_refused_as_too_large()
     # the first piece of the longer word is the other word: one count of 2**63, past int64
     words = {"a" * 70_000: 2**62, "a" * 65_535: 2**62}
     with pytest.raises(CorpusError, match="counts too large"):
-        GreedTokTrainer(10, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False).train_from_counts(words)
+        GreedTokTrainer(k=10, pre_tokenizer=ByteLevel("gpt4-marks"), show_progress=False).train_from_counts(words)
 
 
 def test_no_token_is_longer_than_hf_tokenizers_can_free(tmp_path):
@@ -173,9 +173,9 @@ def test_no_token_is_longer_than_hf_tokenizers_can_free(tmp_path):
 
     for bad in ({"max_token_length": MAX_TOKEN_LENGTH + 1}, {"pinned_tokens": ["a" * (MAX_TOKEN_LENGTH + 1)]}):
         with pytest.raises(ValueError, match="1024"):
-            GreedTokTrainer(10, **bad)
+            GreedTokTrainer(k=10, **bad)
     lines = ["lorem" * 14_000, "lorem" * 14_000, " ".join(["lorem ipsum"] * 7000)]
-    tok = GreedTokTrainer(60, bpe_candidates=2.0, show_progress=False).train_from_iterator(lines)
+    tok = GreedTokTrainer(k=60, bpe_candidates=2.0, show_progress=False).train_from_iterator(lines)
     assert max(map(len, tok.model.ranked_tokens)) <= MAX_TOKEN_LENGTH
     GreedTokTokenizerFast.from_greedtok(tok, mode="optimal").save_pretrained(tmp_path / "tok")
     code = ("import gc, sys; from tokenizers import Tokenizer; t = Tokenizer.from_file(sys.argv[1]); "

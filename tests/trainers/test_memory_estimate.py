@@ -57,7 +57,7 @@ def test_the_process_memory_is_read_from_the_system_and_a_higher_earlier_peak_is
 
 
 def test_a_word_level_trainer_refuses_before_building_its_index():
-    trainer = GreedTokTrainer(50, show_progress=False, max_memory_gb=0.05)
+    trainer = GreedTokTrainer(k=50, show_progress=False, max_memory_gb=0.05)
     estimate = trainer.memory_estimate(LOWER)
     assert estimate.training == training_bytes(np.array([6, 7, 6, 6]), max_token_length=24, min_frequency=1)
     with pytest.raises(MemoryLimitError, match="above the memory limit of 0.05 GB"):
@@ -66,7 +66,7 @@ def test_a_word_level_trainer_refuses_before_building_its_index():
 
 
 def test_a_superword_trainer_refuses_before_stage_1(capsys):
-    trainer = GreedTokSuperwordTrainer(300, max_memory_gb=0.01)
+    trainer = GreedTokSuperwordTrainer(k=300, max_memory_gb=0.01)
     with pytest.raises(MemoryLimitError, match=r"stage 2 on 0\.[0-9] MB of distinct chunks.*--chunk-budget-mb"):
         trainer.train([str(EXAMPLE_TEXT)])
     assert trainer._stage1 is None and trainer.core is None
@@ -74,7 +74,7 @@ def test_a_superword_trainer_refuses_before_stage_1(capsys):
 
 
 def test_a_superword_estimate_names_the_larger_stage_and_frees_stage_1_before_stage_2():
-    trainer = GreedTokSuperwordTrainer(300, show_progress=False)
+    trainer = GreedTokSuperwordTrainer(k=300, show_progress=False)
     tok = trainer.train([str(EXAMPLE_TEXT)])
     assert "stage 2 on" in trainer.memory_estimate(trainer._counts).what
     assert trainer._stage1.core is None and trainer.core is not None
@@ -85,7 +85,7 @@ def test_a_superword_estimate_names_the_larger_stage_and_frees_stage_1_before_st
 def test_bad_limits_are_refused_when_the_trainer_is_made(bad):
     for cls in (GreedTokTrainer, GreedTokSuperwordTrainer):
         with pytest.raises(ValueError, match="max_memory_gb must be a positive number of GB"):
-            cls(100, max_memory_gb=bad)
+            cls(k=100, max_memory_gb=bad)
 
 
 def test_a_chunk_budget_past_the_limit_is_refused_before_counting_with_the_budget_that_fits():

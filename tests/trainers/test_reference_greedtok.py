@@ -29,7 +29,7 @@ def test_same_per_step_gains_as_greedtok_0_14_1():
     finally:
         os.dup2(saved, 1)
         os.close(saved)
-    ours = GreedTokTrainer(k, max_token_length=max_len, show_progress=False).train_from_counts(
+    ours = GreedTokTrainer(k=k, max_token_length=max_len, show_progress=False).train_from_counts(
         {w.decode(): c for w, c in words.items()})
     assert ours.model.gains == list(ref_gains)
     # Equal gains at equal length may be ordered differently (the reference uses hash order).
