@@ -225,7 +225,7 @@ def test_tokenize_reads_every_kind_as_count_does(kinds, tmp_path):
 
 def test_the_python_trainers_read_files_as_the_cli_does(kinds, tmp_path):
     from hf_greedtok import GreedTokTrainer
-    trainer = GreedTokTrainer(60, show_progress=False, num_threads=1)
+    trainer = GreedTokTrainer(k=60, show_progress=False, num_threads=1)
     want = trainer.train(kinds["txt"].inputs).model.ranked_tokens
     assert trainer.train(kinds["jsonl.gz"].inputs).model.ranked_tokens == want      # not raw JSON
     assert trainer.train(kinds["directory"].inputs).model.ranked_tokens == want

@@ -25,7 +25,7 @@ LINES = EXAMPLE_TEXT.read_text(encoding="utf-8").splitlines()[:1500]
 
 
 def train(k: int, lines: list[str]) -> Tokenizer:
-    return GreedTokTrainer(k, show_progress=False).train_from_iterator(lines, num_proc=1)
+    return GreedTokTrainer(k=k, show_progress=False).train_from_iterator(lines, num_proc=1)
 
 
 @pytest.fixture(scope="module")
