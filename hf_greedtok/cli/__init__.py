@@ -48,12 +48,14 @@ command started are stopped, temporary folders removed, and the command exits wi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+import warnings
 from typing import Optional, Sequence
 
-from ..errors import GreedTokError, WorkerLostError
+from ..errors import GreedTokError, VocabularySizeWarning, WorkerLostError
 from . import count, encode, evaluate, tokenize, train
 from .paper import compare, hierarchical, tsr
 
@@ -148,7 +150,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
     signals = _Signals()
     try:
-        return COMMANDS[args.command].run(args)
+        with _warnings_in_one_line(args.command):
+            return COMMANDS[args.command].run(args)
     except WorkerLostError as e:     # the cluster failed, not the input: 1, not 2
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 1
@@ -163,6 +166,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + signum
     finally:
         signals.restore()
+
+
+def warning_line(command: str, message: str) -> str:
+    """What a command prints on stderr for a result it could not give in full (a size not
+    reached): ``hf-greedtok COMMAND: warning: MESSAGE``, one line, as errors are."""
+    return f"hf-greedtok {command}: warning: {message}"
+
+
+@contextlib.contextmanager
+def _warnings_in_one_line(command: str):
+    """Inside: a :class:`~hf_greedtok.errors.VocabularySizeWarning` (hierarchical, compare...) is
+    one :func:`warning_line` on stderr rather than Python's two lines naming the script; other
+    warnings show as Python would."""
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, VocabularySizeWarning):
+                print(warning_line(command, message), file=sys.stderr)
+            else:
+                shown(message, category, filename, lineno, file, line)
+        warnings.showwarning = show
+        yield
 
 
 class _Signals:

@@ -321,8 +321,10 @@ def print_warnings(messages) -> None:
     a size not reached is a result, not progress)."""
     import sys
 
+    from . import warning_line
+
     for message in messages:
-        print(f"hf-greedtok train: warning: {message}", file=sys.stderr)
+        print(warning_line("train", message), file=sys.stderr)
 
 
 def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -> str:

@@ -146,3 +146,16 @@ def test_the_cli_prints_a_size_not_reached_on_stderr(flags, cause, text, tmp_pat
     err = capsys.readouterr().err
     assert err.startswith("hf-greedtok train: warning: ") and err.count("\n") == 1
     assert re.search(cause, err)
+
+
+def test_every_command_prints_a_size_not_reached_in_one_line(capsys):
+    """hierarchical and compare train through the Python trainers: their VocabularySizeWarning is
+    one line naming the command, as train's, not Python's two lines naming the script."""
+    import warnings
+
+    from hf_greedtok.cli import _warnings_in_one_line
+    from hf_greedtok.errors import VocabularySizeWarning
+
+    with _warnings_in_one_line("hierarchical"):
+        warnings.warn("GreedTokTrainer learned 3 of the 5 tokens asked", VocabularySizeWarning)
+    assert capsys.readouterr().err == "hf-greedtok hierarchical: warning: GreedTokTrainer learned 3 of the 5 tokens asked\n"
