@@ -57,6 +57,7 @@ from typing import Optional, Sequence
 
 from ..errors import GreedTokError, VocabularySizeWarning, WorkerLostError
 from . import count, encode, evaluate, tokenize, train
+from .options import warning_line
 from .paper import compare, hierarchical, tsr
 
 #: Every command, by name, in the order ``--help`` lists them. A command is a module with
@@ -166,12 +167,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + signum
     finally:
         signals.restore()
-
-
-def warning_line(command: str, message: str) -> str:
-    """What a command prints on stderr for a result it could not give in full (a size not
-    reached): ``hf-greedtok COMMAND: warning: MESSAGE``, one line, as errors are."""
-    return f"hf-greedtok {command}: warning: {message}"
 
 
 @contextlib.contextmanager

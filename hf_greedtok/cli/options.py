@@ -110,6 +110,12 @@ retries_int = bounded_int(0, 1000)
 size_int = bounded_int(1, 2**31 - 1)
 
 
+def warning_line(command: str, message: str) -> str:
+    """What a command prints on stderr for a result it could not give in full (a size not
+    reached): ``hf-greedtok COMMAND: warning: MESSAGE``, one line, as its errors are."""
+    return f"hf-greedtok {command}: warning: {message}"
+
+
 def local_path(text: str) -> Path:
     """argparse type: a local file or folder. A URI is refused naming it whole: ``Path`` would
     collapse ``s3://bucket/key`` to ``s3:/bucket/key`` (and an output would become a local

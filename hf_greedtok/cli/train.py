@@ -321,7 +321,7 @@ def print_warnings(messages) -> None:
     a size not reached is a result, not progress)."""
     import sys
 
-    from . import warning_line
+    from .options import warning_line
 
     for message in messages:
         print(warning_line("train", message), file=sys.stderr)
