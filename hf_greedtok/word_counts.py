@@ -431,17 +431,25 @@ def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer
         CorpusError: as :func:`count_words_in_files` and
             :func:`~hf_greedtok.formats.sources.read_documents` (file and line named).
     """
-    wc = ChunkTable() if table else Counter()
-    add = wc.merge if table else wc.update
-    if "text" in kinds:
-        add(count_words_in_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors=encoding_errors,
-                                 num_proc=num_proc, show_progress=show_progress, table=table))
-    for kind in ("json", "parquet"):
-        for f in kinds.get(kind, []):
-            docs = read_documents(f, kind, text_column, encoding_errors)
-            add(count_words(docs, pre_tokenizer, normalizer, num_proc=num_proc, show_progress=show_progress,
-                            source=f, table=table))
-    return wc
+    def parts() -> Iterator[Union[Counter, ChunkTable]]:
+        if "text" in kinds:
+            yield count_words_in_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors=encoding_errors,
+                                       num_proc=num_proc, show_progress=show_progress, table=table)
+        for kind in ("json", "parquet"):
+            for f in kinds.get(kind, []):
+                docs = read_documents(f, kind, text_column, encoding_errors)
+                yield count_words(docs, pre_tokenizer, normalizer, num_proc=num_proc, show_progress=show_progress,
+                                  source=f, table=table)
+
+    wc = None
+    for part in parts():
+        if wc is None:      # the first part is the result: a corpus of one kind is not copied
+            wc = part
+        elif table:
+            wc.merge(part)
+        else:
+            wc.update(part)
+    return wc if wc is not None else (ChunkTable() if table else Counter())
 
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,

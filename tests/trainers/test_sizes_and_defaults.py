@@ -156,6 +156,7 @@ def test_every_command_prints_a_size_not_reached_in_one_line(capsys):
     from hf_greedtok.cli import _warnings_in_one_line
     from hf_greedtok.errors import VocabularySizeWarning
 
-    with _warnings_in_one_line("hierarchical"):
+    with warnings.catch_warnings(), _warnings_in_one_line("hierarchical"):
+        warnings.simplefilter("always", VocabularySizeWarning)     # whatever -W or PYTHONWARNINGS say
         warnings.warn("GreedTokTrainer learned 3 of the 5 tokens asked", VocabularySizeWarning)
     assert capsys.readouterr().err == "hf-greedtok hierarchical: warning: GreedTokTrainer learned 3 of the 5 tokens asked\n"
