@@ -23,7 +23,27 @@ from typing import Callable, Iterator, NamedTuple
 
 from corpora import corpus
 
+import pytest
+
 from hf_greedtok.cli import main
+
+try:
+    import zstandard  # noqa: F401
+    HAVE_ZSTD = True
+except ImportError:
+    HAVE_ZSTD = False
+
+#: The kinds of :func:`write_kinds` a test module runs through (standard input has its own tests).
+KIND_NAMES = ["txt", "txt-bom-crlf", "jsonl", "jsonl-nested", "jsonl-bom-crlf", "parquet", "txt.gz", "txt.bz2",
+              "txt.xz", "txt.zst", "jsonl.gz", "glob", "directory"]
+
+
+def kinds_fixture():
+    """A module fixture ``kinds``: every kind written once per module (``.zst`` when zstandard is here)."""
+    @pytest.fixture(scope="module")
+    def kinds(tmp_path_factory):
+        return write_kinds(tmp_path_factory.mktemp("kinds"), zstd=HAVE_ZSTD)
+    return kinds
 
 BOM = "\ufeff"
 

@@ -11,26 +11,14 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from input_kinds import COMMANDS, run, write_kinds
+from input_kinds import COMMANDS, KIND_NAMES, kinds_fixture, run
 
 from hf_greedtok.cli import main
 
 pytest.importorskip("ray", reason="the Ray engine needs the ray extra: pip install 'hf-greedtok[ray]'")
 pytest.importorskip("pyarrow", reason="parquet inputs need pyarrow (the ray extra)")
 
-try:
-    import zstandard  # noqa: F401
-    HAVE_ZSTD = True
-except ImportError:
-    HAVE_ZSTD = False
-
-KIND_NAMES = ["txt", "txt-bom-crlf", "jsonl", "jsonl-nested", "jsonl-bom-crlf", "parquet", "txt.gz", "txt.bz2",
-              "txt.xz", "txt.zst", "jsonl.gz", "glob", "directory"]
-
-
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    return write_kinds(tmp_path_factory.mktemp("kinds"), zstd=HAVE_ZSTD)
+kinds = kinds_fixture()
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

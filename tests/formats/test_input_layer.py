@@ -11,7 +11,8 @@ import gzip
 import json
 
 import pytest
-from input_kinds import COMMANDS, crlf, documents, run, stdin_bytes, without_source, write_kinds
+from input_kinds import (COMMANDS, KIND_NAMES, crlf, documents, kinds_fixture, run, stdin_bytes,
+                         without_source)
 
 from hf_greedtok import ByteLevel, CorpusError
 from hf_greedtok.cli import main
@@ -20,19 +21,7 @@ from hf_greedtok.word_counts import count_inputs, count_words
 
 pytest.importorskip("pyarrow", reason="parquet inputs need pyarrow (the ray extra)")
 
-try:
-    import zstandard  # noqa: F401
-    HAVE_ZSTD = True
-except ImportError:
-    HAVE_ZSTD = False
-
-KIND_NAMES = ["txt", "txt-bom-crlf", "jsonl", "jsonl-nested", "jsonl-bom-crlf", "parquet", "txt.gz", "txt.bz2",
-              "txt.xz", "txt.zst", "jsonl.gz", "glob", "directory"]
-
-
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    return write_kinds(tmp_path_factory.mktemp("kinds"), zstd=HAVE_ZSTD)
+kinds = kinds_fixture()
 
 
 @pytest.fixture(scope="module")

@@ -55,6 +55,16 @@ def folders(tok, tmp_path_factory) -> dict:
             "save_greedtok_folder": (root / "save_greedtok_folder", "optimal")}
 
 
+def with_config(source, folder, **settings) -> None:
+    """A copy of the folder ``source`` at ``folder`` whose tokenizer_config.json has ``settings``,
+    edited by hand: no manifest, as after a user's edit of a folder saved before manifests."""
+    shutil.copytree(source, folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config.update(settings)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    (folder / MANIFEST_NAME).unlink()
+
+
 def encode_cli(folder, capsys) -> list[int]:
     assert main(["encode", str(folder), TEXT]) == 0
     return json.loads(capsys.readouterr().out)["ids"]
@@ -212,11 +222,7 @@ def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, lookup_fo
 def test_a_cover_config_beside_a_standard_tokenizer_json_is_refused(folders, tmp_path, reader, capsys):
     """Plain tokenizers would encode with the standard file (optimal), every reader here with cover."""
     folder = tmp_path / "edited"
-    shutil.copytree(folders["from_greedtok-optimal"][0], folder)
-    config = json.loads((folder / "tokenizer_config.json").read_text())
-    config["mode"] = "cover"
-    (folder / "tokenizer_config.json").write_text(json.dumps(config))
-    (folder / MANIFEST_NAME).unlink()
+    with_config(folders["from_greedtok-optimal"][0], folder, mode="cover")
     problem = "tokenizer.json does not match tokenizer_config.json: the config's mode is cover"
     if reader == "hf-greedtok encode":
         assert main(["encode", str(folder), TEXT]) == 2
@@ -262,11 +268,7 @@ def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folde
 
 def test_an_unknown_mode_in_the_config_is_named_by_every_reader(folders, tmp_path, capsys):
     folder = tmp_path / "fastest"
-    shutil.copytree(folders["from_greedtok-cover"][0], folder)
-    config = json.loads((folder / "tokenizer_config.json").read_text())
-    config["mode"] = "fastest"
-    (folder / "tokenizer_config.json").write_text(json.dumps(config))
-    (folder / MANIFEST_NAME).unlink()
+    with_config(folders["from_greedtok-cover"][0], folder, mode="fastest")
     for name, read in READERS.items():
         if name == "hf-greedtok encode":
             assert main(["encode", str(folder), TEXT]) == 2
