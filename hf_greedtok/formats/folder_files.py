@@ -17,7 +17,7 @@ from typing import Callable, Optional, Sequence, TypeVar
 from ..errors import GreedTokFileError
 from ..models import MODES
 from .greedtok_json import FILE_NAME
-from .manifest import read_folder_manifest, verify_manifest
+from .manifest import MANIFEST_NAME, read_folder_manifest, verify_manifest
 
 TOKENIZER_FILE = "tokenizer.json"
 LOOKUP_FILE = "morph_lookup.tsv"
@@ -226,7 +226,8 @@ def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Option
 def refuse_foreign_files(folder: Path) -> None:
     """Before ``Tokenizer.save`` writes greedtok.json into ``folder``: refuse a folder whose other
     files would then describe another tokenizer (a transformers folder: tokenizer_config.json or
-    tokenizer.json), or whose manifest lists files that save does not write. Nothing is deleted.
+    tokenizer.json), or whose manifest lists files that save does not write, or that holds any other
+    file (a dataset folder, a user's notes: not a folder save wrote). Nothing is deleted.
 
     Raises:
         FileExistsError: naming the folder and what to do instead.
@@ -243,3 +244,9 @@ def refuse_foreign_files(folder: Path) -> None:
             f"match the new {FILE_NAME}; save to a new folder, or write a whole transformers folder with "
             "GreedTokTokenizerFast.from_greedtok(tok).save_pretrained(folder) (or hf_greedtok.hf.folder."
             "save_greedtok_folder)")
+    # a folder of other files (a dataset, a user's notes) is not ours to write into
+    others = sorted(p.name for p in folder.iterdir() if p.name not in (FILE_NAME, MANIFEST_NAME))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise FileExistsError(f"{folder}: holds files that are not a saved tokenizer's ({shown}); save to a new "
+                              "folder or an empty one")

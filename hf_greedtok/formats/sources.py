@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 _BOM = "\ufeff"
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under errors="surrogateescape"
+_SURROGATE = re.compile("[\ud800-\udfff]")       # a lone surrogate, as a JSON escape can give
 
 KINDS = ("text", "json", "parquet")
 #: The INPUT that names standard input (read as UTF-8 text lines).
@@ -499,6 +500,15 @@ def _json_documents(path: str, text_column: str, encoding_errors: str) -> Iterat
                                        "/ text_column, a dotted path for a nested field)")
         if not isinstance(doc, str):
             raise CorpusError(path, k, f"{text_column!r} is {_json_type(doc)}, not text")
+        lone = _SURROGATE.search(doc)
+        if lone:
+            # JSON may escape a lone surrogate ("\ud800"), which no UTF-8 text holds: treated as
+            # an invalid byte is, by the same policy
+            if encoding_errors == "strict":
+                raise CorpusError(path, k, f"{text_column!r} holds an escaped lone surrogate (\\u{ord(lone.group()):04x} "
+                                           f"at character {lone.start() + 1}), not text; pass --encoding-errors "
+                                           "replace or ignore (encoding_errors=) to accept it")
+            doc = _SURROGATE.sub("\ufffd" if encoding_errors == "replace" else "", doc)
         yield doc
 
 

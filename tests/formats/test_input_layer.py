@@ -230,3 +230,28 @@ def test_compare_reads_the_lines_of_every_kind_alike(kinds):
     want = [d[:-1] for d in documents()]
     for name in ("txt", "txt-bom-crlf", "jsonl", "parquet", "txt.gz", "directory"):
         assert read_lines(kinds[name].inputs) == want, name
+
+
+@pytest.mark.parametrize("command", ["count", "evaluate"])
+def test_an_escaped_lone_surrogate_in_json_lines_is_an_invalid_byte(command, tmp_path, capsys):
+    """JSON can escape a lone surrogate ("\\ud800"), which no UTF-8 text holds: refused naming the
+    file and line under strict (as an invalid byte), U+FFFD under replace, dropped under ignore."""
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"text": "hello world"}\n{"text": "a\\ud800b world"}\n', encoding="utf-8")
+    args = {"count": ["count", str(docs), "-o", str(tmp_path / "t.parquet")],
+            "evaluate": ["evaluate", str(tmp_path / "tok"), str(docs)]}[command]
+    if command == "evaluate":
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text("hello world\n" * 50, encoding="utf-8")
+        assert main(["train", str(corpus), "-k", "5", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--quiet"]) == 2
+    assert capsys.readouterr().err == (f"hf-greedtok {command}: error: {docs}, line 2: 'text' holds an escaped lone "
+                                       "surrogate (\\ud800 at character 2), not text; pass --encoding-errors replace "
+                                       "or ignore (encoding_errors=) to accept it\n")
+    kinds = {"json": [str(docs)]}
+    replaced = count_inputs(kinds, ByteLevel(), encoding_errors="replace", num_proc=1, show_progress=False)
+    dropped = count_inputs(kinds, ByteLevel(), encoding_errors="ignore", num_proc=1, show_progress=False)
+    def counted(*texts):
+        return count_words(texts, ByteLevel(), num_proc=1, show_progress=False)
+    assert replaced == counted("hello world", "a\ufffdb world") and dropped == counted("hello world", "ab world")

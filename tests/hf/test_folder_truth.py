@@ -276,3 +276,17 @@ def test_an_unknown_mode_in_the_config_is_named_by_every_reader(folders, tmp_pat
         else:
             with pytest.raises(GreedTokFileError, match="tokenizer_config.json: \"mode\" must be 'cover' or 'optimal'"):
                 read(folder, capsys)
+
+
+def test_tokenizer_save_refuses_a_folder_of_other_files(tok, tmp_path):
+    """A dataset folder or a user's own folder is not a saved tokenizer's: nothing is written there."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(FileExistsError, match=f"{folder}: holds files that are not a saved tokenizer's "
+                                              r"\(notes.txt\); save to a new folder or an empty one"):
+        tok.save(folder)
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+    tok.save(tmp_path / "empty")
+    tok.save(tmp_path / "empty")          # a folder save wrote is saved over
+    assert Tokenizer.load(tmp_path / "empty").encode(TEXT) == tok.encode(TEXT)
