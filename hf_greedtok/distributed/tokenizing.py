@@ -140,6 +140,14 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
         total = None
     with progress_bar(total=total, desc="tokenizing", unit="part", show=show_progress) as bar:
         run_tasks(submissions, "tokenizing", max_retries, lambda *_: bar.update(1), limit=limit)
+    # Every task has finished, and ``folder`` is this run's own (write_folder puts it in place
+    # after this returns), so a part's temporary still here is an attempt's that a lost node or
+    # killed worker ended: the rerun's write keeps an empty unlocked one (a live writer may own
+    # it), and none is live now.
+    from ..atomic import TEMP_SUFFIX
+    for entry in os.scandir(folder):
+        if entry.name.startswith(".part-") and entry.name.endswith(TEMP_SUFFIX) and entry.is_file():
+            os.unlink(entry.path)
 
 
 def _submit(task, *args) -> tuple:
