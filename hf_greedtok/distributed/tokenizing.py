@@ -42,6 +42,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
+from ..atomic import is_temporary_of
 from ..defaults import DEFAULT_MAX_RETRIES
 from ..errors import CorpusError
 from ..formats.dataset import DATASET_MANIFEST, TokenizedDataset, read_summary, write_part
@@ -144,9 +145,9 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
     # after this returns), so a part's temporary still here is an attempt's that a lost node or
     # killed worker ended: the rerun's write keeps an empty unlocked one (a live writer may own
     # it), and none is live now.
-    from ..atomic import TEMP_SUFFIX
     for entry in os.scandir(folder):
-        if entry.name.startswith(".part-") and entry.name.endswith(TEMP_SUFFIX) and entry.is_file():
+        part = entry.name[1:].partition(".parquet.")[0] + ".parquet"      # .part-00000.parquet.<random><suffix>
+        if entry.name.startswith(".part-") and is_temporary_of(entry.name, part) and entry.is_file():
             os.unlink(entry.path)
 
 
