@@ -21,17 +21,27 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
                    help="GreedTok folders and vocabulary files: cover or optimal (a vocabulary file's default: "
                         "its own BPE encoder)")
     c.add_argument("--pattern", default=None, help=TIKTOKEN_PATTERN)
+    c.add_argument("--no-special-tokens", action="store_true",
+                   help="a folder: leave out the BOS/EOS its post-processor adds (add_special_tokens=False)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print a text's tokens and ids as JSON; returns 0 when decoding gives the text back
-    (normalized, if the tokenizer normalizes), else 1. A vocabulary file (.tiktoken,
-    byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
+    (normalized, if the tokenizer normalizes), else 1.
+
+    A folder encodes as ``AutoTokenizer.from_pretrained(DIR)(text)["input_ids"]`` does: its
+    added tokens matched, its post-processor's BOS/EOS around the text (unless
+    ``--no-special-tokens``); "decoded" is the decoding of the text's own tokens, without those.
+    A vocabulary file (.tiktoken, byte-level BPE tokenizer.json) encodes with its own BPE, or
+    with ``--mode``."""
     from ..hf.folder import TokenizerFolder
     from ..hf.folder_encoder import load_folder_tokenizer
+    from ..normalizers import replace_surrogates
     from .loading import is_vocabulary_file, refuse_pattern_for_folder
 
     if is_vocabulary_file(args.tokenizer):
+        if args.no_special_tokens:
+            raise ValueError("--no-special-tokens: a vocabulary file has no post-processor; it applies to folders")
         from ..vocabularies import load_vocabulary
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
         tok = vocab.native
@@ -43,20 +53,19 @@ def run(args: argparse.Namespace) -> int:
     refuse_pattern_for_folder(args.pattern)
     folder = TokenizerFolder.open(args.tokenizer)
     if folder.is_greedtok:
-        tok = folder.greedtok()         # its mode is the folder's, as every reader's
-        ids = tok.encode(args.text, mode=args.mode)
-        tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
+        tok, _, backend = folder.greedtok_backend(args.mode)   # its mode is the folder's, as every reader's
         form = tok.normalizer.form if tok.normalizer else None
     else:
         if args.mode is not None:
             raise ValueError(f"--mode: {args.tokenizer} is a {folder.tokenizer_class} folder with one "
                              "encoder; --mode applies to GreedTok folders")
-        hf_tok = load_folder_tokenizer(folder)
-        ids = hf_tok.encode(args.text, add_special_tokens=False)
-        tokens = hf_tok.convert_ids_to_tokens(ids)
-        decoded = hf_tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        backend = load_folder_tokenizer(folder).backend_tokenizer
         form = _unicode_form(folder)
-    return _print_encoding(args.text, tokens, ids, decoded, form)
+    encoding = backend.encode(replace_surrogates(args.text), add_special_tokens=not args.no_special_tokens)
+    ids = encoding.ids
+    own = [i for i, sequence in zip(ids, encoding.sequence_ids) if sequence is not None]
+    decoded = backend.decode(own, skip_special_tokens=False)
+    return _print_encoding(args.text, [backend.id_to_token(i) for i in ids], ids, decoded, form)
 
 
 def _unicode_form(folder: "TokenizerFolder") -> Optional[str]:

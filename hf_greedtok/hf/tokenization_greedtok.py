@@ -19,7 +19,7 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import processors
+from tokenizers import AddedToken, processors
 from transformers import PreTrainedTokenizerFast
 from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
 
@@ -28,6 +28,7 @@ from hf_greedtok.core import Tokenizer
 from hf_greedtok.errors import GreedTokFileError
 from hf_greedtok.formats.greedtok_json import FILE_NAME, verify_file_folder
 from hf_greedtok.formats.manifest import write_save_manifest
+from hf_greedtok.hf.bos_eos import flags_of_template, token_content
 from hf_greedtok.hf.fast_path import LazyEncodingsBatch, Template, TruncationRefused, assemble, char_spans, \
     fast_plan, native_threads, template
 from hf_greedtok.hf.folder import CONFIG_FILE, LOOKUP_FILE, TOKENIZER_FILE, TokenizerFolder, check_same_vocab
@@ -85,6 +86,12 @@ class _CustomStepBackend:
                 stored = backend_from_folder_json(f.read())
             local.update(post_processor=stored.post_processor, tokenizer_padding=stored.padding,
                          tokenizer_truncation=stored.truncation)
+            # transformers reads the flags as False: take the template's for those not given
+            # (hf_greedtok.hf.bos_eos), so that setting one leaves the other
+            flags = flags_of_template(stored, token_content(local.get("bos_token")),
+                                      token_content(local.get("eos_token"))) or {}
+            for flag, value in flags.items():
+                local.setdefault(flag, value)
         return local
 
     def _encode_plus(self, text, text_pair=None, *args, **kwargs):
@@ -383,6 +390,9 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             length: ignored (progress is shown by the word counter).
             new_special_tokens: extra special tokens for the new tokenizer.
             special_tokens_map: renames {old special token: new one}.
+
+        The new tokenizer keeps this one's special tokens, BOS/EOS template, added tokens
+        (``add_tokens``, after the learned ones), chat template and other settings.
             **kwargs: trainer options that replace the recorded ones (``max_token_length``,
                 ``min_frequency``, ``show_progress``; superwords: ``word_tokens``, ...), and
                 ``num_proc``, the counting processes.
@@ -417,8 +427,17 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             value = getattr(self, attr, None)
             if value is not None:
                 init[attr] = rename.get(str(value), str(value))
-        return type(self)(greedtok=new, mode=self.mode, add_bos_token=self.add_bos_token,
-                          add_eos_token=self.add_eos_token, **init)
+        retrained = type(self)(greedtok=new, mode=self.mode, add_bos_token=self.add_bos_token,
+                               add_eos_token=self.add_eos_token, **init)
+        # tokens added after training (add_tokens), kept as a stock Unigram tokenizer keeps them
+        vocab = retrained.get_vocab()
+        for _, token in sorted(self.added_tokens_decoder.items()):
+            content = rename.get(token.content, token.content)
+            if content not in vocab:
+                retrained.add_tokens([AddedToken(content, single_word=token.single_word, lstrip=token.lstrip,
+                                                 rstrip=token.rstrip, normalized=token.normalized,
+                                                 special=token.special)], special_tokens=token.special)
+        return retrained
 
 
 def _without_surrogates(x):
