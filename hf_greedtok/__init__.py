@@ -38,7 +38,7 @@ from ._import_hooks import importing, register_post_import_hook
 
 if TYPE_CHECKING:      # the names as type checkers see them; at run time __getattr__ imports them
     from .core import Tokenizer
-    from .errors import CorpusError, GreedTokError, GreedTokFileError, VocabularySizeWarning
+    from .errors import AddedTokensWarning, CorpusError, GreedTokError, GreedTokFileError, VocabularySizeWarning
     from .hf.auto import GreedTokConfig, register_auto_classes  # noqa: F401
     from .hf.pipeline import export_optimal_tokenizer_json
     from .hf.tokenization_greedtok import GreedTokTokenizerFast, MorphLookupTokenizerFast  # noqa: F401
@@ -65,11 +65,13 @@ _EXPORTS = {
     "export_optimal_tokenizer_json": "hf.pipeline",
     "GreedTokError": "errors", "CorpusError": "errors", "GreedTokFileError": "errors",
     "VocabularySizeWarning": "errors",
+    "AddedTokensWarning": "errors",
 }
 __all__ = [
     "UnicodeNormalizer", "ByteLevel", "Metaspace", "count_words", "count_words_in_files", "read_count_tables",
     "GreedTokTrainer", "GreedWMCTrainer", "GreedTokSuperwordTrainer", "GreedTokModel", "Tokenizer", "GreedTokTokenizerFast",
     "export_optimal_tokenizer_json", "GreedTokError", "CorpusError", "GreedTokFileError", "VocabularySizeWarning",
+    "AddedTokensWarning",
 ]
 
 # Importable from here as in 0.1, but they live in their rooms (not in __all__).

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import os
+import warnings
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
@@ -21,7 +22,7 @@ import numpy as np
 
 from ._rows import views as _row_views
 from .decoders import MetaspaceDecoder
-from .errors import GreedTokFileError, InvalidSpec
+from .errors import AddedTokensWarning, GreedTokFileError, InvalidSpec
 from .formats import folder_files, greedtok_json
 from .formats.arrow_rows import list_array
 from .models import MODES, GreedTokModel, Mode
@@ -361,7 +362,9 @@ class Tokenizer:
         A transformers folder (with tokenizer_config.json) is opened as every reader opens it
         (:mod:`hf_greedtok.formats.folder_files`): its files and manifest checked, tokenizer.json's
         vocabulary, normalizer and split compared with greedtok.json's, and its ``mode`` the one
-        the config records.
+        the config records. The tokenizer is the GreedTok model: it adds no BOS/EOS (the
+        post-processor's, which ``AutoTokenizer`` adds) and knows no token added after training;
+        a folder holding such tokens loads with an :class:`~hf_greedtok.errors.AddedTokensWarning`.
 
         Raises:
             GreedTokFileError: missing, corrupted or foreign file, a file the folder's manifest
@@ -372,11 +375,19 @@ class Tokenizer:
         folder = path if path.is_dir() else path.parent
         if verify_folder and (path.is_dir() or path.name == greedtok_json.FILE_NAME) \
                 and (folder / folder_files.CONFIG_FILE).is_file():
-            config, _, _, tok = cls._open_folder(folder)
+            config, _, content, tok = cls._open_folder(folder)
             if tok is None:
                 raise GreedTokFileError(folder / folder_files.CONFIG_FILE,
                                         f"a {config.get('tokenizer_class')} folder, not a GreedTok one; load it "
                                         "with AutoTokenizer.from_pretrained")
+            unknown = [t.get("content") for t in (content or {}).get("added_tokens", [])
+                       if tok.token_to_id(t.get("content")) is None]
+            if unknown:
+                warnings.warn(AddedTokensWarning(
+                    f"{folder}: tokenizer.json holds {len(unknown)} token(s) added after training "
+                    f"({', '.join(map(repr, unknown[:5]))}{', ...' if len(unknown) > 5 else ''}) that the GreedTok "
+                    "model does not know, so Tokenizer.load encodes text holding them with other ids; "
+                    "AutoTokenizer.from_pretrained, FolderEncoder and hf-greedtok encode apply them"), stacklevel=2)
             return tok
         return greedtok_json.load(path, cls.from_dict, verify_folder=verify_folder)
 

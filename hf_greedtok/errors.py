@@ -89,6 +89,14 @@ class VocabularySizeWarning(UserWarning):
     on stderr."""
 
 
+class AddedTokensWarning(UserWarning):
+    """:meth:`hf_greedtok.Tokenizer.load` of a transformers folder whose tokenizer.json holds
+    tokens added after training (``add_tokens``, ``add_special_tokens``) that the GreedTok model
+    does not know: the loaded tokenizer encodes text holding them with its own tokens, not theirs.
+    The message names the tokens and the readers that apply them (``AutoTokenizer``,
+    ``FolderEncoder``, ``hf-greedtok encode``)."""
+
+
 class OutputError(GreedTokError, ValueError):
     """An output folder a command refuses to write or replace; names the folder and why."""
 

@@ -171,3 +171,16 @@ def test_retraining_keeps_every_setting(folder):
     bos, eos = expected_ends(bos_eos, new)
     for row in new(TEXTS)["input_ids"]:
         assert row[:len(bos)] == bos and row[len(row) - len(eos):] == eos
+
+
+def test_tokenizer_load_says_which_added_tokens_it_does_not_apply(folder):
+    (_, _, _, extras), path = folder
+    import hf_greedtok
+    if not extras:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", hf_greedtok.AddedTokensWarning)
+            hf_greedtok.Tokenizer.load(path)
+        return
+    with pytest.warns(hf_greedtok.AddedTokensWarning, match="'blackguard'"):
+        tok = hf_greedtok.Tokenizer.load(path)
+    assert tok.token_to_id("blackguard") is None

@@ -42,6 +42,7 @@ REMOTE_CODE_IMPORTS = {
     "hf_greedtok.errors": ["GreedTokFileError"],
     "hf_greedtok.formats.greedtok_json": ["FILE_NAME", "verify_file_folder"],
     "hf_greedtok.formats.manifest": ["write_save_manifest"],
+    "hf_greedtok.hf.bos_eos": ["flags_of_template", "token_content"],
     "hf_greedtok.hf.fast_path": ["LazyEncodingsBatch", "Template", "TruncationRefused", "assemble", "char_spans", "fast_plan",
                                  "kept_lengths", "native_threads", "template"],
     "hf_greedtok.hf.folder": ["CONFIG_FILE", "LOOKUP_FILE", "TOKENIZER_FILE", "TokenizerFolder", "check_same_vocab"],
