@@ -202,8 +202,9 @@ class TokenizerFolder:
         """(native tokenizer, mode, ``tokenizers`` backend) of a GreedTok folder.
 
         The backend is the folder's tokenizer.json (added tokens, post-processor, padding and
-        truncation as saved) with the GreedTok step of ``mode`` attached: it encodes as the
-        ``AutoTokenizer.from_pretrained(folder)`` backend does. A ``Tokenizer.save`` folder gets
+        truncation as saved) with the GreedTok step of ``mode`` attached, and the config's
+        ``split_special_tokens``: it encodes as the ``AutoTokenizer.from_pretrained(folder)``
+        backend does. A ``Tokenizer.save`` folder gets
         :func:`~hf_greedtok.hf.pipeline.build_backend`'s.
 
         Args:
@@ -218,4 +219,7 @@ class TokenizerFolder:
         mode = mode or tok.mode
         if self.config is None:
             return tok, mode, build_backend(tok, mode)
-        return tok, mode, attach(backend_from_folder_json(self._tokenizer_text), tok, mode)
+        backend = attach(backend_from_folder_json(self._tokenizer_text), tok, mode)
+        # as transformers sets it from the config: special tokens in text encoded as text
+        backend.encode_special_tokens = bool(self.config.get("split_special_tokens", False))
+        return tok, mode, backend

@@ -120,9 +120,10 @@ def native_parts(folder: TokenizerFolder, mode: Optional[str] = None
 
 def _parts(tok: Tokenizer, mode: str, backend):
     """:func:`native_parts` of a native tokenizer and its ``tokenizers`` backend: None when
-    the backend's added tokens or post-processor need the backend itself."""
+    the backend's added tokens, post-processor or ``split_special_tokens`` need the backend
+    itself."""
     added, tpl = native_added_tokens(backend), template(backend.post_processor, pair=False, add_special_tokens=True)
-    if added is None or tpl is None:
+    if added is None or tpl is None or backend.encode_special_tokens:     # split_special_tokens: the backend's
         return None
     return tok, mode, added, tpl.runs[0], tpl.runs[1]
 

@@ -184,3 +184,20 @@ def test_tokenizer_load_says_which_added_tokens_it_does_not_apply(folder):
     with pytest.warns(hf_greedtok.AddedTokensWarning, match="'blackguard'"):
         tok = hf_greedtok.Tokenizer.load(path)
     assert tok.token_to_id("blackguard") is None
+
+
+def test_split_special_tokens_is_read_by_every_reader(corpus, tmp_path, capsys):
+    path = tmp_path / "tok"
+    assert main(["train", str(corpus), "-o", str(path), "-k", "300", "--bos-token", "<s>", "--add-bos-token",
+                 "--quiet"]) == 0
+    tok = AutoTokenizer.from_pretrained(path, split_special_tokens=True)
+    tok.add_special_tokens({"additional_special_tokens": ["<|im_start|>"]})     # special only: the native path
+    tok.save_pretrained(path)
+    auto = AutoTokenizer.from_pretrained(path)
+    want = auto(TEXTS)["input_ids"]
+    assert auto.convert_ids_to_tokens(want[1])[1] != "<|im_start|>"          # spelled out as text
+    ids, offsets = FolderEncoder(path).encode_flat(TEXTS)
+    assert [ids[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == want
+    capsys.readouterr()
+    assert main(["encode", str(path), TEXTS[1]]) == 0
+    assert json.loads(capsys.readouterr().out)["ids"] == want[1]
