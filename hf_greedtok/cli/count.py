@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           show_progress=not args.quiet, table=chunks)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
-    summary = write_count_table(wc, out, counting_pre)
+    summary = write_count_table(wc, out, counting_pre, counting_norm)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
