@@ -1,5 +1,6 @@
 """``hf-greedtok count``: a corpus's words counted into a table (TSV or parquet) that
-``train --counts`` reads, in this process pool or on Ray; the table records the split that made it."""
+``train --counts`` reads, in this process pool or on Ray; the table records the split, normalizer
+and special tokens that made it (:func:`hf_greedtok.formats.count_table.pipeline_record`)."""
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,8 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
                    help=f"{INPUT_HELP}, or - for standard input (local engine); a word<TAB>count table is "
                         "refused: it is counted already")
     n.add_argument("--output", "-o", type=local_path, required=True,
-                   help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split "
-                        "that made its words, and train refuses it with another")
+                   help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split, "
+                        "normalizer and special tokens that made its words, and train refuses it with others")
     n.add_argument("--units", choices=UNITS, default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
