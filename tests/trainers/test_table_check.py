@@ -164,3 +164,18 @@ def test_a_damaged_record_is_refused_naming_its_line(record, tmp_path):
     bad.write_text(f"# hf-greedtok count table {record}\n the\t5\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=r"bad.tsv, line 1: a count table record that is not"):
         read_count_tables([bad], ByteLevel())
+
+
+def test_evaluate_reads_only_tables_counted_as_its_tokenizer_counts(tmp_path, capsys):
+    """evaluate --counts goes through the same check: its tokenizer's normalizer against the table's."""
+    text = tmp_path / "text.txt"
+    text.write_text(PIPELINE_TEXT, encoding="utf-8")
+    folder = tmp_path / "tok"
+    assert main(["train", str(text), "--normalizer", "NFKC", "-k", "40", "-o", str(folder), "--quiet"]) == 0
+    plain = _counted(tmp_path, capsys, "plain.tsv", text=PIPELINE_TEXT)
+    assert main(["evaluate", str(folder), str(plain), "--counts", "--quiet"]) == 2
+    assert capsys.readouterr().err == (f"hf-greedtok evaluate: error: {plain}: counted with --normalizer none, but "
+                                       "this run has --normalizer NFKC: count the text again with --normalizer NFKC, "
+                                       "or train with --normalizer none\n")
+    nfkc = _counted(tmp_path, capsys, "nfkc.tsv", "--normalizer", "NFKC", text=PIPELINE_TEXT)
+    assert main(["evaluate", str(folder), str(nfkc), "--counts", "--quiet"]) == 0
