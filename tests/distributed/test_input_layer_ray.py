@@ -31,18 +31,6 @@ def test_ray_writes_the_bytes_the_local_engine_writes(name, command, kinds, clus
     assert run(command, kinds[name], tmp_path / "ray", "ray", capsys) == local
 
 
-def test_both_engines_record_the_same_counting_pipeline(kinds, cluster, tmp_path, capsys):
-    """A table counted with a normalizer and special tokens: the same bytes, record included
-    (normalizer, sorted special tokens, split), from either engine."""
-    import pyarrow.parquet as pq
-    capsys.readouterr()
-    kind = kinds["jsonl"]._replace(options=["--normalizer", "NFKC", "--special-token", "the", "--special-token", "and"])
-    local = run("count", kind, tmp_path / "local", "local", capsys)
-    assert run("count", kind, tmp_path / "ray", "ray", capsys) == local
-    assert pq.read_schema(tmp_path / "ray" / "counts.parquet").metadata[b"hf_greedtok"] \
-        == b'{"normalizer": "NFKC", "special_tokens": ["and", "the"], "split": "gpt4-marks"}'
-
-
 def bad_inputs(folder) -> dict[str, list[str]]:
     """{case: INPUT arguments (and options)} of inputs every engine refuses."""
     def put(name: str, data: bytes) -> str:
