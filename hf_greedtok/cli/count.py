@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..defaults import ENCODING_ERRORS
+from ..defaults import ENCODING_ERRORS, default_normalizer
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, NORMALIZERS, UNITS, add_engine_options, add_text_column_option,
                       local_path, workers_int)
@@ -34,8 +34,9 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: chunks hold digits too, for `train --superwords --digits-in-chunks` "
                         "(the same as --pattern superwords-digits)")
-    n.add_argument("--normalizer", default="none", choices=NORMALIZERS,
-                   help="Unicode normalization (default none); give train the same")
+    n.add_argument("--normalizer", default=None, choices=NORMALIZERS,
+                   help="Unicode normalization; default NFC for marks/vowels units, else none (train's default); "
+                        "the table records it and train refuses it with another")
     n.add_argument("--special-token", action="append", default=[],
                    help="a special token, cut out of the text before counting as encoding does (repeatable)")
     add_text_column_option(n)
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise OutputError(out, "a TSV entry cannot hold a line end, and superword chunks keep theirs (the "
                                "last chunk of every line would be left out): write a .parquet table")
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
-    normalizer = normalizer_from_name(args.normalizer)
+    normalizer = normalizer_from_name(args.normalizer or default_normalizer(args.units))
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
     # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a large
     # corpus's would take five times the memory

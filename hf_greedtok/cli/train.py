@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     ``--output``; returns 0. Raises ValueError, CorpusError or OSError for bad arguments or
     inputs (``cli.main`` prints them in one line, exit 2)."""
     from ..formats.manifest import TOKENIZER
+    from ..defaults import default_normalizer
     from ..normalizers import normalizer_from_name
     from ..word_counts import resolve_corpus
     from .inputs import check_counts_options, check_text_column, check_uri_inputs
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
             raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
     units = _resolve_units(args)
-    norm_name = args.normalizer or ("NFC" if units in ("marks", "vowels") or args.lookup else "none")
+    norm_name = args.normalizer or default_normalizer(units, bool(args.lookup))
     normalizer = normalizer_from_name(norm_name)
     lookup = _load_lookup(args, normalizer)
     if args.algorithm == "greedtok":

@@ -98,11 +98,11 @@ EOT = "<|endoftext|>"
      f"counted with no special tokens, but this run has --special-token '{EOT}': count the text again with "
      f"--special-token '{EOT}', or train with no special tokens (train's --bos-token, --eos-token and "
      "--pad-token are special tokens too)"),
-    # count's normalizer defaults to none, train's to NFC for marks: told, not trained on unnormalized words
-    (["--units", "marks"], ["--units", "marks", "--normalizer", "none"], ["--units", "marks"],
-     "counted with --normalizer none, but this run has --normalizer NFC: count the text again with --normalizer "
-     "NFC, or train with --normalizer none"),
-], ids=["normalizer", "special token", "special token of --eos-token", "train's normalizer default for marks"])
+    # count's normalizer default is train's: NFC for marks, so the same flags agree
+    (["--units", "marks"], ["--units", "marks"], ["--units", "marks", "--normalizer", "none"],
+     "counted with --normalizer NFC, but this run has --normalizer none: count the text again with --normalizer "
+     "none, or train with --normalizer NFC"),
+], ids=["normalizer", "special token", "special token of --eos-token", "the normalizer default for marks"])
 def test_a_table_trains_only_with_the_settings_that_counted_it(counted, trained, refused, message, tmp_path, capsys):
     table = _counted(tmp_path, capsys, "counts.tsv", *counted, text=PIPELINE_TEXT)
     argv = ["train", str(table), "--counts", "-k", "40", "--quiet", "-o"]
