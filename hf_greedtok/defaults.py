@@ -31,6 +31,7 @@ def default_normalizer(units: str, lookup: bool = False) -> str:
     table ``count`` wrote records the normalizer ``train`` uses with the same flags."""
     return "NFC" if units in ("marks", "vowels") or lookup else "none"
 
+
 #: Ray engines: reruns of a task whose worker process or node died (Ray Core's own default for
 #: tasks). Retrying forever (Ray Data's default) turns a worker that dies on every attempt (a
 #: crash or out-of-memory kill on some input) into a run that never ends; bounded, the run fails

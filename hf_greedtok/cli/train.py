@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
     """Count the inputs' words, train GreedTok (or BPE/CBPE) and write the transformers folder
     ``--output``; returns 0. Raises ValueError, CorpusError or OSError for bad arguments or
     inputs (``cli.main`` prints them in one line, exit 2)."""
-    from ..formats.manifest import TOKENIZER
     from ..defaults import default_normalizer
+    from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
     from ..word_counts import resolve_corpus
     from .inputs import check_counts_options, check_text_column, check_uri_inputs

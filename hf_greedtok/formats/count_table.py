@@ -30,7 +30,7 @@ object with sorted keys:
   the set changes the words; ``--special-token``).
 
 In a TSV it is the first line, ``# hf-greedtok count table {"normalizer": "none",
-"special_tokens": [], "split": "superwords"}`` (one line: JSON escapes tabs and line ends, so no
+"special_tokens": [], "split": "gpt4-marks"}`` (one line: JSON escapes tabs and line ends, so no
 reader can take it for an entry; ASCII, so identical runs write identical bytes); in parquet, the
 schema metadata key ``hf_greedtok``. Readers (:func:`hf_greedtok.word_counts.read_count_tables`,
 on every path that trains or evaluates from tables) refuse a table whose record disagrees with
@@ -54,7 +54,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, Se
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
-from ..normalizers import FORMS as NORMALIZER_FORMS, UnicodeNormalizer
+from ..normalizers import FORMS as NORMALIZER_FORMS
+from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
