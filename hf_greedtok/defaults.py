@@ -23,6 +23,15 @@ CACHE_WORDS = 1 << 14       # most frequent training words saved to warm a loade
 ENCODING_ERRORS = ("strict", "replace", "ignore")   # policies for invalid UTF-8 in corpora
 SANDHI_POLICIES = ("skip", "error")                 # lookup entries whose segments do not spell the word
 
+
+def default_normalizer(units: str, lookup: bool = False) -> str:
+    """The normalizer ``count`` and ``train`` use without ``--normalizer``: "NFC" for script-aware
+    units ("marks", "vowels") or with a morphology lookup (their units and entries are defined on
+    composed text), else "none" (text round-trips unchanged). One default for both commands, so a
+    table ``count`` wrote records the normalizer ``train`` uses with the same flags."""
+    return "NFC" if units in ("marks", "vowels") or lookup else "none"
+
+
 #: Ray engines: reruns of a task whose worker process or node died (Ray Core's own default for
 #: tasks). Retrying forever (Ray Data's default) turns a worker that dies on every attempt (a
 #: crash or out-of-memory kill on some input) into a run that never ends; bounded, the run fails

@@ -45,8 +45,8 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import (TSV_HEADER, check_table_split, check_table_words, is_parquet_table,  # noqa: F401
-                                  iter_count_tables, table_place)
+from .formats.count_table import (TSV_HEADER, check_table_record, check_table_split,  # noqa: F401
+                                  check_table_words, is_parquet_table, iter_count_tables, table_place)
 from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
                               iter_utf8_lines, read_blocks, read_documents, resolve_inputs, text_chunks,
                               text_lines)
@@ -463,9 +463,10 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
     ``count`` columns), read by :func:`hf_greedtok.formats.count_table.iter_count_tables`. A word listed twice in one table is an error;
     a word in several tables adds its counts, as do different entries that pre-tokenize to the
     same word, and a word longer than the trainer supports is counted as its :func:`cut_word`
-    pieces (each with the entry's count). A table that records its split (``hf-greedtok count``
-    writes one) holds words as ``pre_tokenizer`` makes them: it is refused if the split is
-    another, and its entries are read as written, whatever ``prefix_space`` says.
+    pieces (each with the entry's count). A table that records its counting pipeline
+    (``hf-greedtok count`` writes the record) holds words as ``pre_tokenizer`` and
+    ``normalizer`` make them: it is refused if its split, normalizer or special tokens are
+    others, and its entries are read as written, whatever ``prefix_space`` says.
     ``max_count``: the largest count a word may reach (the GreedTok trainer's is 2**63-1);
     counts are Python ints of any size without it. ``table``: the words in a
     ``ChunkTable`` instead of a Counter, in the same order, for
@@ -473,15 +474,16 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
 
     Raises:
         CorpusError: as :func:`~hf_greedtok.formats.count_table.iter_count_tables` (file and line
-            or row given), a table of another split (:func:`~hf_greedtok.formats.count_table.check_table_split`;
+            or row given), a table of another split, normalizer or special tokens
+            (:func:`~hf_greedtok.formats.count_table.check_table_record`;
             for tables without the record, what their entries show:
             :func:`~hf_greedtok.formats.count_table.check_table_words`),
             or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
-    # before any reading: a table of another split is refused at once, whatever prefix_space says
-    recorded = [check_table_split(p, pre_tokenizer) for p in paths]
-    prefixes = [prefix_space and split is None for split in recorded]
+    # before any reading: a table of another pipeline is refused at once, whatever prefix_space says
+    recorded = [check_table_record(p, pre_tokenizer, normalizer) for p in paths]
+    prefixes = [prefix_space and record is None for record in recorded]
     split = pre_tokenizer.count_table_word
     short = always_short(pre_tokenizer)
     entries = ((p, line, word, count, prefix) for path, prefix in zip(paths, prefixes)

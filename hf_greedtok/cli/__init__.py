@@ -21,8 +21,9 @@
         substrings on the combined counts; report.md, report.json and the tokenizer/ folder;
         --engine ray runs the per-INPUT runs as Ray tasks, with the same result)
     hf-greedtok count INPUT... --output TABLE [--engine local|ray] [--ray-address ADDR]
-        (a word<TAB>count table, or .parquet, that `train --counts` reads; it records its split;
-        text, .jsonl and .parquet inputs, globs; --engine ray counts on a Ray cluster)
+        (a word<TAB>count table, or .parquet, that `train --counts` reads; it records its split,
+        normalizer and special tokens; text, .jsonl and .parquet inputs, globs; --engine ray counts
+        on a Ray cluster)
     hf-greedtok tokenize DIR INPUT... --output OUT [--engine local|ray] [--ray-address ADDR]
         (a folder of parquet files: input_ids [, attention_mask], one row per document in input
         order; --engine ray encodes one Ray task per file, row-group run or block, each worker

@@ -1,11 +1,12 @@
 """``hf-greedtok count``: a corpus's words counted into a table (TSV or parquet) that
-``train --counts`` reads, in this process pool or on Ray; the table records the split that made it."""
+``train --counts`` reads, in this process pool or on Ray; the table records the split, normalizer
+and special tokens that made it (:func:`hf_greedtok.formats.count_table.pipeline_record`)."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ..defaults import ENCODING_ERRORS
+from ..defaults import ENCODING_ERRORS, default_normalizer
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, NORMALIZERS, UNITS, add_engine_options, add_text_column_option,
                       local_path, workers_int)
@@ -20,8 +21,8 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
                    help=f"{INPUT_HELP}, or - for standard input (local engine); a word<TAB>count table is "
                         "refused: it is counted already")
     n.add_argument("--output", "-o", type=local_path, required=True,
-                   help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split "
-                        "that made its words, and train refuses it with another")
+                   help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split, "
+                        "normalizer and special tokens that made its words, and train refuses it with others")
     n.add_argument("--units", choices=UNITS, default="bytes",
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
@@ -33,8 +34,9 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     n.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: chunks hold digits too, for `train --superwords --digits-in-chunks` "
                         "(the same as --pattern superwords-digits)")
-    n.add_argument("--normalizer", default="none", choices=NORMALIZERS,
-                   help="Unicode normalization (default none); give train the same")
+    n.add_argument("--normalizer", default=None, choices=NORMALIZERS,
+                   help="Unicode normalization; default NFC for marks/vowels units, else none (train's default); "
+                        "the table records it and train refuses it with another")
     n.add_argument("--special-token", action="append", default=[],
                    help="a special token, cut out of the text before counting as encoding does (repeatable)")
     add_text_column_option(n)
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise OutputError(out, "a TSV entry cannot hold a line end, and superword chunks keep theirs (the "
                                "last chunk of every line would be left out): write a .parquet table")
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if args.units == "bytes" else Metaspace(units=args.units)
-    normalizer = normalizer_from_name(args.normalizer)
+    normalizer = normalizer_from_name(args.normalizer or default_normalizer(args.units))
     counting_pre, counting_norm = counting_pipeline(pre, normalizer, args.special_token)
     # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a large
     # corpus's would take five times the memory
@@ -94,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           show_progress=not args.quiet, table=chunks)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
-    summary = write_count_table(wc, out, counting_pre)
+    summary = write_count_table(wc, out, counting_pre, counting_norm)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "

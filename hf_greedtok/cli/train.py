@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     """Count the inputs' words, train GreedTok (or BPE/CBPE) and write the transformers folder
     ``--output``; returns 0. Raises ValueError, CorpusError or OSError for bad arguments or
     inputs (``cli.main`` prints them in one line, exit 2)."""
+    from ..defaults import default_normalizer
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
     from ..word_counts import resolve_corpus
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag[2:].replace("-", "_")) and not named[name]:
             raise ValueError(f"{flag} needs --{name.replace('_', '-')}")
     units = _resolve_units(args)
-    norm_name = args.normalizer or ("NFC" if units in ("marks", "vowels") or args.lookup else "none")
+    norm_name = args.normalizer or default_normalizer(units, bool(args.lookup))
     normalizer = normalizer_from_name(norm_name)
     lookup = _load_lookup(args, normalizer)
     if args.algorithm == "greedtok":

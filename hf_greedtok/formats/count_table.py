@@ -20,13 +20,24 @@ counted (a Metaspace word with its leading "▁"); ``train --counts --no-prefix-
 back word for word (:func:`iter_count_tables`), as do
 ``ray.data.read_parquet`` and pyarrow.
 
-A table records the split that made its words (the counting pre-tokenizer's ``table_split``:
-"gpt4-marks", "superwords", "metaspace-marks", ...): in a TSV, a first line
-``# hf-greedtok count table {"split": "superwords"}`` (it holds no tab, so no reader can take it
-for an entry), in parquet, the schema metadata key ``hf_greedtok``. Readers refuse a table whose
-split is not the reading pre-tokenizer's (:func:`check_table_split`) and read its entries as
-written (no prefix space); a table without the record (written before, or by hand) is read as
-before.
+A table records the counting pipeline that made its words (:func:`pipeline_record`), one JSON
+object with sorted keys:
+
+* ``"split"``: the counting pre-tokenizer's ``table_split`` ("gpt4-marks", "superwords",
+  "metaspace-marks", ...; ``count --units/--pattern/--superwords/--digits-in-chunks``);
+* ``"normalizer"``: "NFC", "NFKC", "NFD", "NFKD" or "none" (``--normalizer``);
+* ``"special_tokens"``: the special tokens cut out of the text before counting, sorted (only
+  the set changes the words; ``--special-token``).
+
+In a TSV it is the first line, ``# hf-greedtok count table {"normalizer": "none",
+"special_tokens": [], "split": "gpt4-marks"}`` (one line: JSON escapes tabs and line ends, so no
+reader can take it for an entry; ASCII, so identical runs write identical bytes); in parquet, the
+schema metadata key ``hf_greedtok``. Readers (:func:`hf_greedtok.word_counts.read_count_tables`,
+on every path that trains or evaluates from tables) refuse a table whose record disagrees with
+the reading pipeline (:func:`check_table_record`), in one line naming the table, the setting,
+both values and the flag that fixes it, and read its entries as written (no prefix space). A
+record holding only "split" (written before the other keys existed) is checked on the split
+alone; a table without a record (written before, or by hand) is read as before.
 
 Rows are sorted by descending count, then by word (code point order), so identical counts give
 byte-identical files. Both writers write a temporary file beside the target and rename it into
@@ -43,6 +54,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, Se
 
 from ..atomic import atomic_write
 from ..errors import CorpusError, OutputError
+from ..normalizers import FORMS as NORMALIZER_FORMS
+from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 from ..remote import local_path, message_first_line
 from .sources import check_input_file, iter_utf8_lines
@@ -51,7 +64,7 @@ if TYPE_CHECKING:
     from .._chunk_table import ChunkTable
 
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
-#: How a TSV table's first line, its record, begins; the JSON object after it holds "split".
+#: How a TSV table's first line, its record, begins; the JSON object after it is :func:`pipeline_record`'s.
 TSV_HEADER = "# hf-greedtok count table "
 #: The parquet schema metadata key of a table's record (the same JSON object).
 PARQUET_KEY = b"hf_greedtok"
@@ -123,7 +136,8 @@ def _parquet_columns(counts: Union[Mapping[str, int], ChunkTable], pa) -> tuple:
 
 
 def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[str, os.PathLike],
-                      pre_tokenizer: Any = None, *, format: Optional[str] = None) -> TableSummary:
+                      pre_tokenizer: Any = None, normalizer: Optional[UnicodeNormalizer] = None, *,
+                      format: Optional[str] = None) -> TableSummary:
     """Write ``counts`` to ``path`` atomically as TSV (default) or parquet (``format="parquet"`` or a
     ``.parquet`` suffix).
 
@@ -131,8 +145,12 @@ def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[
         counts: {word: count >= 1}, words as the counters give them (pre-tokenized), or a
             :class:`~hf_greedtok._chunk_table.ChunkTable` of them (written from its buffer).
         path: the table file; its folder is created.
-        pre_tokenizer: the counting pre-tokenizer (required for TSV): its ``table_split`` is
-            recorded in the table, and each TSV entry is checked to read back as its word.
+        pre_tokenizer: the counting pre-tokenizer (required for TSV), with ``normalizer`` the
+            counting pipeline (:func:`hf_greedtok.special_tokens.counting_pipeline`'s pair): its
+            :func:`pipeline_record` is recorded in the table, and each TSV entry is checked to
+            read back as its word. Without it a parquet table has no record.
+        normalizer: the counting normalizer (None: none, or the one inside a
+            :class:`~hf_greedtok.special_tokens.SpecialSplitPreTokenizer`).
 
     Returns:
         TableSummary; for TSV, the words left out (see the module docstring).
@@ -144,7 +162,7 @@ def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[
         OSError: the file cannot be written (no partial file is left).
     """
     target = Path(path)
-    record = None if pre_tokenizer is None else json.dumps({"split": pre_tokenizer.table_split})
+    record = None if pre_tokenizer is None else json.dumps(pipeline_record(pre_tokenizer, normalizer), sort_keys=True)
     if _format(target, format) == "parquet":
         try:
             import pyarrow as pa
@@ -197,12 +215,38 @@ def is_parquet_table(path: Union[str, os.PathLike]) -> bool:
         return False           # missing or unreadable: the reader names the problem
 
 
-def table_split(path: Union[str, os.PathLike]) -> Optional[str]:
-    """The split a count table records (see the module docstring), or None for a table without
-    the record (written before tables had one, or by hand).
+def pipeline_record(pre_tokenizer: Any, normalizer: Optional[UnicodeNormalizer] = None) -> dict:
+    """The record of a counting pipeline (see the module docstring): {"normalizer": form or
+    "none", "special_tokens": [sorted], "split": ``table_split``}. The writer records it and the
+    readers compare a table's record with their own pipeline's, so both sides describe a
+    pipeline the one way.
+
+    Args:
+        pre_tokenizer: a pre-tokenizer, or a
+            :class:`~hf_greedtok.special_tokens.SpecialSplitPreTokenizer` (its special tokens and
+            normalizer are the pipeline's), as :func:`hf_greedtok.special_tokens.counting_pipeline`
+            returns it.
+        normalizer: the pipeline's normalizer beside ``pre_tokenizer`` (None: none, or the one
+            inside the wrapper).
+    """
+    from ..special_tokens import SpecialSplitPreTokenizer     # it imports the pre-tokenizers
+
+    specials: Sequence[str] = ()
+    if isinstance(pre_tokenizer, SpecialSplitPreTokenizer):
+        specials = pre_tokenizer.special_tokens
+        normalizer = normalizer or pre_tokenizer.normalizer
+    return {"normalizer": normalizer.form if normalizer is not None else "none",
+            "special_tokens": sorted(specials), "split": pre_tokenizer.table_split}
+
+
+def table_record(path: Union[str, os.PathLike]) -> Optional[dict]:
+    """The record of a count table (see the module docstring: "split" always; "normalizer" and
+    "special_tokens" in tables written since they were recorded), or None for a table without
+    one (written before tables had one, or by hand).
 
     Raises:
-        CorpusError: the record is there but is not a JSON object with a string "split".
+        CorpusError: the record is there but is not a JSON object with a string "split" (and,
+            when present, a normalizer name and a list of special token strings).
         ImportError: a parquet table without pyarrow.
     """
     p = local_path(path)
@@ -214,7 +258,7 @@ def table_split(path: Union[str, os.PathLike]) -> Optional[str]:
         except (pa.ArrowException, OSError):     # the row reader names the problem
             return None
         record = metadata.get(PARQUET_KEY)
-        return None if record is None else _record_split(str(p), None, record.decode("utf-8", "replace"))
+        return None if record is None else _parse_record(str(p), None, record.decode("utf-8", "replace"))
     try:
         with open(p, encoding="utf-8", errors="replace") as f:
             first = f.readline()
@@ -223,23 +267,78 @@ def table_split(path: Union[str, os.PathLike]) -> Optional[str]:
     first = first.lstrip("\ufeff").rstrip("\r\n")
     if not first.startswith(TSV_HEADER) or "\t" in first:
         return None
-    return _record_split(str(p), 1, first[len(TSV_HEADER):])
+    return _parse_record(str(p), 1, first[len(TSV_HEADER):])
 
 
-def _record_split(source: str, line: Optional[int], text: str) -> str:
+def table_split(path: Union[str, os.PathLike]) -> Optional[str]:
+    """The split a count table records (:func:`table_record`'s "split"), or None without a record."""
+    record = table_record(path)
+    return None if record is None else record["split"]
+
+
+def _parse_record(source: str, line: Optional[int], text: str) -> dict:
     try:
         record = json.loads(text)
     except ValueError:
         record = None
-    if not isinstance(record, dict) or not isinstance(record.get("split"), str):
-        raise CorpusError(source, line, f"a count table record that is not {{\"split\": NAME}}: {text[:80]!r}")
-    return record["split"]
+    valid = (isinstance(record, dict) and isinstance(record.get("split"), str)
+             and record.get("normalizer", "none") in (*NORMALIZER_FORMS, "none")
+             and isinstance(record.get("special_tokens", []), list)
+             and all(isinstance(t, str) for t in record.get("special_tokens", [])))
+    if not valid:
+        raise CorpusError(source, line, "a count table record that is not {\"split\": NAME, \"normalizer\": FORM, "
+                                        f"\"special_tokens\": [...]}}: {text[:80]!r}")
+    return record
 
 
-def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any) -> Optional[str]:
-    """The split ``path`` records, refused unless it is ``pre_tokenizer``'s (the words a tokenizer
-    trains on must be the words its pre-tokenizer makes: a word table gives a superword trainer
-    no chunk of several words, a chunk table without digits gives ``superwords-digits`` none).
+def check_table_record(path: Union[str, os.PathLike], pre_tokenizer: Any,
+                       normalizer: Optional[UnicodeNormalizer] = None) -> Optional[dict]:
+    """The record of ``path`` (:func:`table_record`), refused unless each setting it holds is the
+    reading pipeline's (``pre_tokenizer``, ``normalizer``: :func:`pipeline_record`): the words a
+    tokenizer trains on must be the words its own pipeline makes (a table counted with NFKC or
+    with special tokens cut out, trained without them, learns tokens of text the tokenizer never
+    sees). A record of only "split" (an older table) is checked on the split alone.
+
+    Returns:
+        The record, or None for a table without one.
+
+    Raises:
+        CorpusError: a setting that differs, naming the table, the setting, both values and the
+            flags of each (:func:`check_table_split` for the split).
+    """
+    record = table_record(path)
+    if record is None:
+        return None
+    check_table_split(path, pre_tokenizer, record["split"])
+    expected = pipeline_record(pre_tokenizer, normalizer)
+    for key, flags in (("normalizer", _normalizer_flag), ("special_tokens", _special_token_flags)):
+        if key in record and record[key] != expected[key]:
+            counted, run = flags(record[key]), flags(expected[key])
+            raise CorpusError(str(path), None, f"counted with {counted}, but this run has {run}: count the text "
+                                               f"again with {run}, or train with {counted}"
+                                               + (_NAMED_SPECIALS if key == "special_tokens" else ""))
+    return record
+
+
+#: Why a run without --special-token may still have some (the CLI's train adds them).
+_NAMED_SPECIALS = " (train's --bos-token, --eos-token and --pad-token are special tokens too)"
+
+
+def _normalizer_flag(form: str) -> str:
+    return f"--normalizer {form}"
+
+
+def _special_token_flags(tokens: Sequence[str]) -> str:
+    import shlex
+    return " ".join(f"--special-token {shlex.quote(t)}" for t in tokens) or "no special tokens"
+
+
+def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any,
+                      recorded: Optional[str] = None) -> Optional[str]:
+    """The split ``path`` records (or ``recorded``, already read from it), refused unless it is
+    ``pre_tokenizer``'s (the words a tokenizer trains on must be the words its pre-tokenizer
+    makes: a word table gives a superword trainer no chunk of several words, a chunk table
+    without digits gives ``superwords-digits`` none).
 
     Returns:
         The recorded split, or None for a table without the record.
@@ -247,7 +346,8 @@ def check_table_split(path: Union[str, os.PathLike], pre_tokenizer: Any) -> Opti
     Raises:
         CorpusError: another split, named with the ``hf-greedtok count`` flags of both.
     """
-    recorded = table_split(path)
+    if recorded is None:
+        recorded = table_split(path)
     expected = pre_tokenizer.table_split
     if recorded is not None and recorded != expected:
         raise CorpusError(str(path), None, f"counted with {count_flags(recorded)}, but this run splits text "

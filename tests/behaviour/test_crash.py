@@ -532,5 +532,5 @@ def test_a_killed_table_write_leaves_a_temporary_the_next_write_removes(tmp_path
     assert f"removed 1 temporary file(s) that a killed write of {table} left: {tmp.name}" in err
     assert not tmp.exists() and mine.read_text() == "mine" and empty.exists()
     assert table.read_text(encoding="utf-8").splitlines() == [
-        '# hf-greedtok count table {"split": "gpt4-marks"}', " cat\t1", " mat\t1", " on\t1", " sat\t1", " the\t1",
+        '# hf-greedtok count table {"normalizer": "none", "special_tokens": [], "split": "gpt4-marks"}', " cat\t1", " mat\t1", " on\t1", " sat\t1", " the\t1",
         "the\t1"]

@@ -151,6 +151,10 @@ def test_cli_count_ray_equals_local_and_reads_back(cluster, texts, tmp_path, cap
     assert main(["count", *args, "-o", str(tmp_path / "ray.tsv"), "--engine", "ray"]) == 0  # joins the fixture's cluster
     assert main(["count", *args, "-o", str(tmp_path / "local.parquet")]) == 0
     assert (tmp_path / "local.tsv").read_bytes() == (tmp_path / "ray.tsv").read_bytes()
+    # the record both engines write: every counting setting that changes the words
+    record = ('# hf-greedtok count table {"normalizer": "NFKC", "special_tokens": ["<|endoftext|>"], '
+              '"split": "gpt4-marks"}')
+    assert (tmp_path / "ray.tsv").read_text(encoding="utf-8").split("\n", 1)[0] == record
     out = capsys.readouterr().out
     assert "counted by the ray engine" in out and "left out" in out   # "\n" words do not fit a TSV line
     # count's byte-level split is train's default, gpt4-marks: Devdas's words keep their vowel signs

@@ -162,8 +162,10 @@ def test_a_table_records_its_split_and_train_reads_it_as_written(tmp_path, capsy
     tsv, parquet = tmp_path / "c.tsv", tmp_path / "c.parquet"
     _count(text, tsv, "--pattern", "whitespace", capsys=capsys)
     _count(text, parquet, "--superwords", capsys=capsys)
-    assert tsv.read_text(encoding="utf-8").splitlines()[0] == '# hf-greedtok count table {"split": "whitespace"}'
-    assert pq.read_schema(parquet).metadata[b"hf_greedtok"] == b'{"split": "superwords"}'
+    assert tsv.read_text(encoding="utf-8").splitlines()[0] == \
+        '# hf-greedtok count table {"normalizer": "none", "special_tokens": [], "split": "whitespace"}'
+    assert pq.read_schema(parquet).metadata[b"hf_greedtok"] == \
+        b'{"normalizer": "none", "special_tokens": [], "split": "superwords"}'
     assert (count_table.table_split(tsv), count_table.table_split(parquet)) == ("whitespace", "superwords")
     models = []
     for argv in ([str(tsv), "--counts"], [str(tsv), "--counts", "--no-prefix-space"], [str(text)]):
