@@ -104,6 +104,23 @@ def test_one_text_file_in_byte_ranges_gives_the_local_bytes(command, cluster, tm
                                                                         capsys)
 
 
+def test_tokenize_on_ray_in_byte_ranges_keeps_the_rows_in_order(kinds, cluster, tmp_path, capsys, monkeypatch):
+    import pyarrow.parquet as pq
+
+    import hf_greedtok.formats.sources as sources
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    path = tmp_path / "one.txt"
+    path.write_text("".join(f"Line {k}: the cynic sees things as they are.\n" for k in range(500)), encoding="utf-8")
+    monkeypatch.setattr(sources, "RANGE_BYTES", 1500)
+    rows = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / engine
+        assert main(["tokenize", str(tmp_path / "tok"), str(path), "-o", str(out), "--engine", engine, "--quiet"]) == 0
+        rows[engine] = pq.read_table(out).column("input_ids").to_pylist()
+    assert len(list((tmp_path / "ray").glob("*.parquet"))) > 10        # one part per range
+    assert rows["ray"] == rows["local"] and len(rows["local"]) == 500
+
+
 def test_an_error_in_a_later_byte_range_names_the_files_line(cluster, tmp_path, capsys, monkeypatch):
     import hf_greedtok.formats.sources as sources
     path = tmp_path / "bad.txt"
