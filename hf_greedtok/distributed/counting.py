@@ -2,7 +2,7 @@
 
 Shape of the job (P partitions, by default one per CPU)::
 
-    text file, JSON Lines file, run of parquet row groups ──► one Ray task: read, count,
+    byte range of a text file, JSON Lines file, run of parquet row groups ──► one Ray task: read, count,
                                                              split the table by a hash of the word ──► P tables
     Dataset ──► Ray Data streams its blocks ──► per block, one Ray task: count, split ──► P tables
     partition p: sum tasks (pyarrow group_by, FAN_IN tables each, a tree) ──► one table
@@ -27,8 +27,11 @@ partition is a function of the word alone, so each word is summed by exactly one
 sums are exact int64. Special tokens go through
 :func:`hf_greedtok.special_tokens.counting_pipeline`, as in training.
 
-Limits: a text or JSON Lines file is counted by one task (whole file in that task's memory; shard
-big corpora into many files for parallelism); a parquet file by runs of its row groups.
+A plain text file larger than :data:`~hf_greedtok.formats.sources.RANGE_BYTES` (64 MB) is counted
+in byte ranges cut after a line end, one task each, so one large file uses every worker; the
+driver plans them by reading the file once (line numbers for errors). Limits: a compressed text
+file or a JSON Lines file is counted by one task (whole file in that task's memory; shard big
+corpora into many files for parallelism); a parquet file by runs of its row groups.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ import numpy as np
 from .._chunk_table import ChunkTable, table_from_buffers
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
-from ..formats.sources import parquet_pieces, read_bytes, read_documents
+from ..formats.sources import line_ranges, parquet_pieces, read_documents, read_range
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT
@@ -87,10 +90,12 @@ def _partitions(table, parts: int) -> tuple:
     return (*(table.filter(pa.array(keys == p)) for p in range(parts)), table.num_rows)
 
 
-def _count_text_file(path: str, parts: int, pre, normalizer, encoding_errors: str):
-    """Ray task: one text file -> its word table in ``parts`` partitions (:func:`_partitions`)."""
+def _count_text_range(path: str, start: int, end: int, first_line: int, parts: int, pre, normalizer,
+                      encoding_errors: str):
+    """Ray task: one byte range of a text file (:func:`~hf_greedtok.formats.sources.line_ranges`)
+    -> its word table in ``parts`` partitions (:func:`_partitions`)."""
     _wc._init_worker(pre, normalizer, encoding_errors)   # the worker state _count_file_chunk reads
-    return _partitions(_table(_wc._count_file_chunk((path, 1, read_bytes(path)))), parts)
+    return _partitions(_table(_wc._count_file_chunk((path, first_line, read_range(path, start, end)))), parts)
 
 
 def _count_document_file(path: str, kind: str, row_groups, parts: int, pre, normalizer, column: str,
@@ -274,16 +279,18 @@ def _submit(task, *args) -> tuple:
 
 
 def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, parts: int, retries: dict) -> list:
-    """One counting task per text or JSON Lines file and per run of parquet row groups, as
+    """One counting task per byte range of a text file (:func:`~hf_greedtok.formats.sources.line_ranges`),
+    per JSON Lines file and per run of parquet row groups, as
     :func:`~hf_greedtok.distributed.session.run_tasks` submissions."""
     import ray
-    count_text = ray.remote(_count_text_file).options(num_returns=parts + 1, **retries)
+    count_text = ray.remote(_count_text_range).options(num_returns=parts + 1, **retries)
     count_docs = ray.remote(_count_document_file).options(num_returns=parts + 1, **retries)
     submissions = []
     for kind, files in kinds.items():
         for path in files:
-            if kind == "text":
-                submissions.append(partial(_submit, count_text, path, parts, pre, norm, encoding_errors))
+            if kind == "text":      # a large file in byte ranges, so that it uses every worker
+                submissions += [partial(_submit, count_text, path, *piece, parts, pre, norm, encoding_errors)
+                                for piece in line_ranges(path)]
                 continue
             for row_groups in (parquet_pieces(path) if kind == "parquet" else [None]):
                 submissions.append(partial(_submit, count_docs, path, kind, row_groups, parts, pre, norm, text_column,

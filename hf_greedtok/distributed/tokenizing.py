@@ -3,7 +3,7 @@
 
 Shape of the Ray job::
 
-    text file, JSON Lines file, run of parquet row groups, or block k of a Dataset
+    byte range of a text file, JSON Lines file, run of parquet row groups, or block k of a Dataset
         ─► one Ray task: read, encode (the folder loaded once per worker process),
            write part-k.parquet
     into a new folder beside the output, renamed into place at the end;
@@ -18,7 +18,9 @@ Data first: on 43 MB with 2 CPUs the Ray Data job (read, actor pool, write) ran 
 engine's speed, its fixed costs larger than the encoding (benchmarks/RESULTS.md, issue 16); the
 other kinds followed when Ray Data's actor pool was seen to hang when every actor died (issue 29).
 
-Rows keep the input's order (part k holds the k-th file, run of row groups or block; the
+Rows keep the input's order (part k holds the k-th byte range of a text file (64 MB, cut after
+a line end: :func:`~hf_greedtok.formats.sources.line_ranges`), JSON Lines file, run of row
+groups or block; the
 local engine reads in order):
 row k of the output, read back as one table (``pyarrow.parquet.read_table(output)``,
 ``datasets.load_dataset("parquet", data_files="OUTPUT/*.parquet")``,
@@ -46,7 +48,8 @@ from ..atomic import is_temporary_of
 from ..defaults import DEFAULT_MAX_RETRIES
 from ..errors import CorpusError
 from ..formats.dataset import DATASET_MANIFEST, TokenizedDataset, read_summary, write_part
-from ..formats.sources import parquet_pieces, read_bytes, read_documents, resolve_inputs, single_kind, text_lines
+from ..formats.sources import (line_ranges, parquet_pieces, read_documents, read_range, resolve_inputs, single_kind,
+                               text_lines)
 from ..hf.folder_encoder import FolderEncoder
 from ..hf.tokenize_local import DEFAULT_BATCH_SIZE, check_job, check_options, tokenize_local
 from ..output_folders import write_folder
@@ -93,14 +96,17 @@ def _write_part(target: str, encoder: FolderEncoder, docs: list, source: str, ba
     return len(docs)
 
 
-def _tokenize_file(path: str, kind: str, row_groups, target: str, key: tuple, text_column: str,
+def _tokenize_file(path: str, kind: str, piece, target: str, key: tuple, text_column: str,
                    encoding_errors: str, batch_size: int) -> int:
-    """Ray task: a text file's lines (cut as word counting cuts them), a JSON Lines file's
-    documents or a run of a parquet file's row groups, encoded into the parquet file ``target``."""
+    """Ray task: the lines of a byte range of a text file (``piece``: start, end, first line, of
+    :func:`~hf_greedtok.formats.sources.line_ranges`; cut as word counting cuts them), a JSON
+    Lines file's documents or a run of a parquet file's row groups (``piece``), encoded into the
+    parquet file ``target``."""
     if kind == "text":
-        docs = text_lines(path, 1, read_bytes(path), encoding_errors)
+        start, end, first_line = piece
+        docs = text_lines(path, first_line, read_range(path, start, end), encoding_errors)
     else:
-        docs = list(read_documents(path, kind, text_column, encoding_errors, row_groups))
+        docs = list(read_documents(path, kind, text_column, encoding_errors, piece))
     return _write_part(target, _worker_encoder(key), docs, path, batch_size)
 
 
@@ -117,7 +123,8 @@ def _tokenize_block(block, target: str, key: tuple, text_column: str, source: st
 def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, text_column: str,
                      encoding_errors: str, batch_size: int, max_retries: Optional[int], limit: int,
                      show_progress: bool) -> None:
-    """One task per file, run of row groups or Dataset block (:func:`_tokenize_file`,
+    """One task per byte range of a text file, JSON Lines file, run of row groups or Dataset
+    block (:func:`_tokenize_file`,
     :func:`_tokenize_block`), part k holding the k-th of them, so the folder's order is the
     inputs' order; at most ``limit`` at a time; waits for all of them, a bar counting parts."""
     import ray
@@ -125,12 +132,12 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
     retries = core_retries(max_retries)
     if kinds is not None:
         task = ray.remote(_tokenize_file).options(**retries)
-        pieces = [(path, kind, row_groups) for kind, files in kinds.items() for path in files
-                  for row_groups in (parquet_pieces(path) if kind == "parquet" else [None])]
+        pieces = [(path, kind, piece) for kind, files in kinds.items() for path in files
+                  for piece in _pieces(path, kind)]
         width = max(5, len(str(len(pieces) - 1)))
-        submissions = [partial(_submit, task, path, kind, row_groups, str(folder / f"part-{k:0{width}d}.parquet"),
+        submissions = [partial(_submit, task, path, kind, piece, str(folder / f"part-{k:0{width}d}.parquet"),
                                key, text_column, encoding_errors, batch_size)
-                       for k, (path, kind, row_groups) in enumerate(pieces)]
+                       for k, (path, kind, piece) in enumerate(pieces)]
         total: Optional[int] = len(pieces)
     else:
         task = ray.remote(_tokenize_block).options(**retries)
@@ -149,6 +156,14 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
         part = entry.name[1:].partition(".parquet.")[0] + ".parquet"      # .part-00000.parquet.<random><suffix>
         if entry.name.startswith(".part-") and is_temporary_of(entry.name, part) and entry.is_file():
             os.unlink(entry.path)
+
+
+def _pieces(path: str, kind: str) -> list:
+    """What one task of a file reads: byte ranges of a text file, runs of a parquet file's row
+    groups, a JSON Lines file whole (None)."""
+    if kind == "text":
+        return line_ranges(path)
+    return parquet_pieces(path) if kind == "parquet" else [None]
 
 
 def _submit(task, *args) -> tuple:

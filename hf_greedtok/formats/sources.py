@@ -55,6 +55,8 @@ _UTF8_BOM = codecs.BOM_UTF8
 
 #: Text files are read in chunks of about this many bytes, cut at line ends (:func:`text_chunks`).
 CHUNK_BYTES = 1 << 22
+#: A Ray task counts a plain text file in byte ranges of about this many bytes (:func:`line_ranges`).
+RANGE_BYTES = 64 << 20
 
 
 def check_input_file(path: Path) -> None:
@@ -312,6 +314,69 @@ def read_bytes(path: str) -> bytes:
         except OSError as e:
             raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
     return b"".join(read_blocks(path))
+
+
+def line_ranges(path: str, size: Optional[int] = None) -> list[tuple[int, int, int]]:
+    """Byte ranges of a text file that split it between tasks: (start, end, number of the
+    range's first line), in file order, each about ``size`` bytes and cut right after a
+    ``"\n"`` (a line longer than ``size`` stays whole in its range), so the ranges' lines, read
+    by :func:`read_range` and cut by :func:`text_lines`, are the file's lines as
+    :func:`text_chunks` gives them, numbered alike. Planning reads the file once (counting line
+    ends). A compressed file, a URI, standard input or a file of at most ``size`` bytes is one
+    range, ``(0, -1, 1)``: read whole (:func:`read_bytes`).
+
+    Args:
+        size: bytes per range (default :data:`RANGE_BYTES`, read when called).
+
+    Raises:
+        CorpusError: the file cannot be read.
+    """
+    size = size or RANGE_BYTES
+    if compression(path) is not None or path == STDIN or is_uri(path):
+        return [(0, -1, 1)]
+    try:
+        total = os.path.getsize(path)
+        if total <= size:
+            return [(0, -1, 1)]
+        ranges, start, line = [], 0, 1
+        with open(path, "rb") as f:
+            while start < total:
+                f.seek(start)
+                data = f.read(size)
+                end = start + len(data)
+                while end < total and not data.endswith(b"\n"):      # on to the line's end
+                    more = f.read(CHUNK_BYTES)
+                    cut = more.find(b"\n")
+                    data += more if cut < 0 else more[:cut + 1]
+                    end = start + len(data)
+                ranges.append((start, end, line))
+                line += data.count(b"\n")
+                start = end
+        return ranges
+    except OSError as e:
+        raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
+
+
+def read_range(path: str, start: int, end: int) -> bytes:
+    """Bytes ``start`` to ``end`` of a file, one of :func:`line_ranges`' (``end`` -1: the whole
+    input, :func:`read_bytes`).
+
+    Raises:
+        CorpusError: the file cannot be read, or is shorter than the range (changed since it was
+            planned).
+    """
+    if end < 0:
+        return read_bytes(path)
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+    except OSError as e:
+        raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
+    if len(data) != end - start:
+        raise CorpusError(str(path), None, f"ends at byte {start + len(data)}, before byte {end} where it ended "
+                                           "when the run started: the file changed while it was read")
+    return data
 
 
 def _folder_files(folder: str) -> list[str]:

@@ -84,3 +84,49 @@ def test_tokenize_on_ray_gives_the_rows_of_the_local_engine(kinds, cluster, tmp_
                          "--engine", engine, "--quiet"]) == 0, capsys.readouterr().err
             rows[engine] = pq.read_table(out).column("input_ids").to_pylist()
         assert rows["ray"] == rows["local"] and len(rows["local"]) == 180, name
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_one_text_file_in_byte_ranges_gives_the_local_bytes(command, cluster, tmp_path, capsys, monkeypatch):
+    from input_kinds import Kind
+
+    import hf_greedtok.formats.sources as sources
+    lines = [f"The {k}th cynic sees things as they are, not as they ought to be.\n" for k in range(600)]
+    lines[0] = "\ufeff" + lines[0]       # a BOM opening the file: dropped
+    lines[300] = "\ufeff" + lines[300]   # and one opening a line inside it: text, kept
+    path = tmp_path / "one.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    monkeypatch.setattr(sources, "RANGE_BYTES", 2000)     # about 30 lines a task
+    assert len(sources.line_ranges(str(path))) > 10
+    kind = Kind([str(path)], [], "lf")
+    capsys.readouterr()
+    assert run(command, kind, tmp_path / "ray", "ray", capsys) == run(command, kind, tmp_path / "local", "local",
+                                                                        capsys)
+
+
+def test_tokenize_on_ray_in_byte_ranges_keeps_the_rows_in_order(kinds, cluster, tmp_path, capsys, monkeypatch):
+    import pyarrow.parquet as pq
+
+    import hf_greedtok.formats.sources as sources
+    assert main(["train", *kinds["txt"].inputs, "-k", "60", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    path = tmp_path / "one.txt"
+    path.write_text("".join(f"Line {k}: the cynic sees things as they are.\n" for k in range(500)), encoding="utf-8")
+    monkeypatch.setattr(sources, "RANGE_BYTES", 1500)
+    rows = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / engine
+        assert main(["tokenize", str(tmp_path / "tok"), str(path), "-o", str(out), "--engine", engine, "--quiet"]) == 0
+        rows[engine] = pq.read_table(out).column("input_ids").to_pylist()
+    assert len(list((tmp_path / "ray").glob("*.parquet"))) > 10        # one part per range
+    assert rows["ray"] == rows["local"] and len(rows["local"]) == 500
+
+
+def test_an_error_in_a_later_byte_range_names_the_files_line(cluster, tmp_path, capsys, monkeypatch):
+    import hf_greedtok.formats.sources as sources
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"".join(b"line %d of fine text\n" % k for k in range(400)) + "caf\xe9\n".encode("latin-1"))
+    monkeypatch.setattr(sources, "RANGE_BYTES", 500)
+    capsys.readouterr()
+    for engine in ("local", "ray"):
+        assert main(["count", str(path), "-o", str(tmp_path / "c.tsv"), "--engine", engine, "--quiet"]) == 2
+        assert f"{path}, line 401: invalid UTF-8" in capsys.readouterr().err, engine

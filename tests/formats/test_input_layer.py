@@ -255,3 +255,32 @@ def test_an_escaped_lone_surrogate_in_json_lines_is_an_invalid_byte(command, tmp
     def counted(*texts):
         return count_words(texts, ByteLevel(), num_proc=1, show_progress=False)
     assert replaced == counted("hello world", "a\ufffdb world") and dropped == counted("hello world", "ab world")
+
+
+def test_line_ranges_cut_a_file_after_line_ends_into_the_lines_text_chunks_gives(tmp_path):
+    from hf_greedtok.formats.sources import line_ranges, read_range, text_chunks, text_lines
+    path = tmp_path / "t.txt"
+    long = b"a line longer than a range " * 20 + b"\n"
+    data = b"short\n" * 50 + long + b"x\n" * 30 + b"no end"
+    path.write_bytes(data)
+    ranges = line_ranges(str(path), size=64)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))           # they tile the file
+    assert all(data[end - 1:end] == b"\n" for _, end, _ in ranges[:-1])    # each cut after a "\n"
+    assert any(long in data[start:end] for start, end, _ in ranges)         # the long line kept whole
+    lines = [(first, text_lines(str(path), first, read_range(str(path), start, end), "strict"))
+             for start, end, first in ranges]
+    assert all(data[:start].count(b"\n") + 1 == first for (start, _, first) in ranges)
+    whole = [line for _, chunk in lines for line in chunk]
+    assert whole == [line for src, first, d in text_chunks([path]) for line in text_lines(src, first, d, "strict")]
+    assert line_ranges(str(path), size=len(data)) == [(0, -1, 1)]           # small enough: read whole
+
+
+def test_read_range_refuses_a_file_that_shrank_since_it_was_planned(tmp_path):
+    from hf_greedtok.formats.sources import line_ranges, read_range
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"line\n" * 100)
+    start, end, _ = line_ranges(str(path), size=100)[-1]
+    path.write_bytes(b"line\n" * 10)
+    with pytest.raises(CorpusError, match="changed while it was read"):
+        read_range(str(path), start, end)
