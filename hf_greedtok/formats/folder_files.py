@@ -96,8 +96,9 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
         raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
     config = read_folder_json(folder / CONFIG_FILE)
     if not isinstance(config, dict) or not config.get("tokenizer_class"):
+        fix = class_fix(folder, "add") or "add the \"tokenizer_class\" of the tokenizer that wrote it"
         raise GreedTokFileError(folder / CONFIG_FILE, "no \"tokenizer_class\": not a folder that hf-greedtok train or "
-                                                      f"save_pretrained wrote; {_class_fix(folder, 'add')}")
+                                                      f"save_pretrained wrote; {fix}")
     required = {GREEDTOK_CLASS: FILE_NAME, LOOKUP_CLASS: LOOKUP_FILE}
     needed = [TOKENIZER_FILE] + [f for f in (required.get(config_class(config)),) if f]
     if has[FILE_NAME]:
@@ -111,13 +112,14 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
     return config, text.decode("utf-8"), read_folder_json(folder / TOKENIZER_FILE, text)
 
 
-def _class_fix(folder: Path, edit: str) -> str:
-    """``edit`` (the start of a sentence) with the "tokenizer_class" the folder's files are read
-    with: a GreedTok model's class, or a morphology lookup's."""
+def class_fix(folder: Path, edit: str) -> Optional[str]:
+    """``edit`` (the start of a sentence: "add", "set back") followed by the "tokenizer_class"
+    the folder's files are read with, a GreedTok model's or a morphology lookup's; None when no
+    file says (a folder of another tokenizer)."""
     for name, file in ((GREEDTOK_CLASS, FILE_NAME), (LOOKUP_CLASS, LOOKUP_FILE)):
         if (folder / file).is_file():
             return f"{edit} \"tokenizer_class\": \"{name}\" (the class of its {file})"
-    return f"{edit} the \"tokenizer_class\" of the tokenizer that wrote it"
+    return None
 
 
 def is_guarded(tokenizer_json: Optional[dict]) -> bool:
@@ -151,10 +153,10 @@ def open_folder(folder: Path, load: Callable[[Path], T]
     verify_manifest(folder)
     if is_guarded(content) and config_class(config) not in (GREEDTOK_CLASS, LOOKUP_CLASS):
         # transformers would hand the file to plain tokenizers, which refuses it with a traceback
+        fix = class_fix(folder, "set back") or "set back the class that wrote it"
         raise GreedTokFileError(folder / CONFIG_FILE, f"\"tokenizer_class\" is {config['tokenizer_class']!r}, which "
                                                       f"cannot read this {TOKENIZER_FILE} (hf-greedtok's own: GreedTok "
-                                                      "cover mode or a morphology lookup); "
-                                                      f"{_class_fix(folder, 'set back')}")
+                                                      f"cover mode or a morphology lookup); {fix}")
     if tok is not None:
         folder_greedtok(folder, config, content, tok)
     return config, text, content, tok

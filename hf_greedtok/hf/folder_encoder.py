@@ -26,7 +26,7 @@ import numpy as np
 from ..core import Tokenizer
 from ..errors import CorpusError, GreedTokFileError
 from ..formats.arrow_rows import list_array
-from ..formats.folder_files import CONFIG_FILE
+from ..formats.folder_files import CONFIG_FILE, class_fix
 from .folder import TokenizerFolder
 from .pipeline import native_added_tokens, template
 
@@ -66,10 +66,11 @@ def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
         from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
         if (folder.config or {}).get("auto_map") and not _transformers_knows(folder.tokenizer_class):
             # transformers would ask (or, told not to, refuse in three lines) to run the folder's code
-            raise GreedTokFileError(folder.path / CONFIG_FILE, (
-                f"\"tokenizer_class\" {folder.config.get('tokenizer_class')!r} is not a class of transformers or "
-                "hf-greedtok but the folder's own code (its \"auto_map\"), which hf-greedtok does not run; load it "
-                "with AutoTokenizer.from_pretrained(folder, trust_remote_code=True)"))
+            unknown = f"\"tokenizer_class\" {folder.config.get('tokenizer_class')!r} is not a class of transformers or "
+            fix = class_fix(folder.path, "set back")        # a class edited in a folder of ours
+            raise GreedTokFileError(folder.path / CONFIG_FILE, unknown + (
+                f"hf-greedtok; {fix}" if fix else "hf-greedtok but the folder's own code (its \"auto_map\"), which "
+                "hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, trust_remote_code=True)"))
         # opened and recognised above: transformers must never ask whether to run the folder's code
         return AutoTokenizer.from_pretrained(str(folder.path), trust_remote_code=False)
     # transformers' own loading (added tokens, special tokens from the config) is what the ids

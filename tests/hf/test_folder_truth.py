@@ -293,15 +293,20 @@ def no_prompts(monkeypatch) -> None:
     monkeypatch.setattr(builtins, "input", no_prompt)
 
 
+SET_BACK = "\"tokenizer_class\": \"GreedTokTokenizer\" (the class of its greedtok.json)"
+#: {change: (the config edit, the problem named, whether the folder keeps its greedtok.json)}
 CONFIGS_THAT_WOULD_PROMPT = {
     "no tokenizer_class": (lambda config: config.pop("tokenizer_class"),
                            "no \"tokenizer_class\": not a folder that hf-greedtok train or save_pretrained wrote; "
-                           "add \"tokenizer_class\": \"GreedTokTokenizer\" (the class of its greedtok.json)"),
+                           f"add {SET_BACK}", True),
+    "a class edited in a GreedTok folder": (lambda config: config.update(tokenizer_class="GreedTokTokenizr"),
+                                            "\"tokenizer_class\" 'GreedTokTokenizr' is not a class of transformers or "
+                                            f"hf-greedtok; set back {SET_BACK}", True),
     "a class of its own code": (lambda config: config.update(tokenizer_class="FooTokenizer", auto_map={
         "AutoTokenizer": [None, "tokenization_greedtok.FooTokenizerFast"]}),
         "\"tokenizer_class\" 'FooTokenizer' is not a class of transformers or hf-greedtok but the folder's own code "
         "(its \"auto_map\"), which hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, "
-        "trust_remote_code=True)"),
+        "trust_remote_code=True)", False),
 }
 
 
@@ -313,10 +318,12 @@ def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folde
     # optimal: its standard tokenizer.json is one transformers' own classes could read
     shutil.copytree(folders["from_greedtok-optimal"][0], folder)
     config = json.loads((folder / "tokenizer_config.json").read_text())
-    change, problem = CONFIGS_THAT_WOULD_PROMPT[config_change]
+    change, problem, greedtok = CONFIGS_THAT_WOULD_PROMPT[config_change]
     change(config)                        # auto_map stays: transformers would ask to run its code
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
     (folder / MANIFEST_NAME).unlink()
+    if not greedtok:
+        (folder / "greedtok.json").unlink()
 
     docs = tmp_path / "docs.txt"
     docs.write_text(TEXT + "\n", encoding="utf-8")
@@ -324,9 +331,27 @@ def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folde
             "encode": ["encode", str(folder), TEXT], "evaluate": ["evaluate", str(folder), str(docs), "--quiet"]}
     assert main(argv[command]) == 2
     assert capsys.readouterr().err == f"hf-greedtok {command}: error: {folder / 'tokenizer_config.json'}: {problem}\n"
-    if config_change == "no tokenizer_class":         # the edit the message asks for works
+    if greedtok:                          # the edit the message asks for works
         (folder / "tokenizer_config.json").write_text(json.dumps({**config, "tokenizer_class": "GreedTokTokenizer"}))
         assert main(argv[command]) == 0
+
+
+def test_a_class_that_cannot_read_a_cover_tokenizer_json_is_named_by_every_reader(folders, tmp_path, capsys):
+    """transformers' own class would hand the cover-mode file to plain tokenizers, which refuses
+    it with a traceback; AutoTokenizer itself never reaches hf-greedtok with that class."""
+    folder = tmp_path / "stock-class"
+    with_config(folders["from_greedtok-cover"][0], folder, tokenizer_class="PreTrainedTokenizerFast")
+    problem = (f"{folder / 'tokenizer_config.json'}: \"tokenizer_class\" is 'PreTrainedTokenizerFast', which cannot "
+               "read this tokenizer.json (hf-greedtok's own: GreedTok cover mode or a morphology lookup); "
+               f"set back {SET_BACK}")
+    for name, read in READERS.items():
+        if name == "hf-greedtok encode":
+            assert main(["encode", str(folder), TEXT]) == 2
+            assert capsys.readouterr().err == f"hf-greedtok encode: error: {problem}\n"
+        elif name != "AutoTokenizer":
+            with pytest.raises(GreedTokFileError) as refused:
+                read(folder, capsys)
+            assert str(refused.value) == problem, name
 
 
 def test_an_unknown_mode_in_the_config_is_named_by_every_reader(folders, tmp_path, capsys):
