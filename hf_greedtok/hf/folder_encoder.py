@@ -48,7 +48,8 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike, TokenizerFolder], mode
 
     Raises:
         GreedTokFileError: a missing, incomplete or damaged folder (the file named), or one
-            whose class is its own code (``auto_map``): nothing asks whether to run it.
+            whose class neither transformers nor hf-greedtok knows (its ``auto_map`` would run
+            the folder's code): nothing asks whether to run it.
         ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
     """
     return _transformers_tokenizer(TokenizerFolder.of(folder), mode)
