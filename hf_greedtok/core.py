@@ -359,12 +359,13 @@ class Tokenizer:
         train`` or ``save_pretrained``, then check the folder's manifest unless
         ``verify_folder`` is false.
 
-        A transformers folder (with tokenizer_config.json) is opened as every reader opens it
-        (:mod:`hf_greedtok.formats.folder_files`): its files and manifest checked, tokenizer.json's
-        vocabulary, normalizer and split compared with greedtok.json's, and its ``mode`` the one
-        the config records. The tokenizer is the GreedTok model: it adds no BOS/EOS (the
-        post-processor's, which ``AutoTokenizer`` adds) and knows no token added after training;
-        a folder holding such tokens loads with an :class:`~hf_greedtok.errors.AddedTokensWarning`.
+        A transformers folder (with tokenizer_config.json or tokenizer.json) is opened as every
+        reader opens it (:mod:`hf_greedtok.formats.folder_files`): its files and manifest
+        checked, tokenizer.json's vocabulary, normalizer and split compared with greedtok.json's,
+        and its ``mode`` the one the config records. The tokenizer is the GreedTok model: it
+        adds no BOS/EOS (the post-processor's, which ``AutoTokenizer`` adds) and knows no token
+        added after training; a folder holding such tokens loads with an
+        :class:`~hf_greedtok.errors.AddedTokensWarning`.
 
         Raises:
             GreedTokFileError: missing, corrupted or foreign file, a file the folder's manifest
@@ -373,8 +374,9 @@ class Tokenizer:
         """
         path = Path(path)
         folder = path if path.is_dir() else path.parent
+        transformers_files = (folder_files.CONFIG_FILE, folder_files.TOKENIZER_FILE)
         if verify_folder and (path.is_dir() or path.name == greedtok_json.FILE_NAME) \
-                and (folder / folder_files.CONFIG_FILE).is_file():
+                and any((folder / name).is_file() for name in transformers_files):
             config, _, content, tok = cls._open_folder(folder)
             if tok is None:
                 raise GreedTokFileError(folder / folder_files.CONFIG_FILE,

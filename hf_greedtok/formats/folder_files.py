@@ -7,10 +7,19 @@ accept and refuse the same folders and encode with the same mode.
 A folder with ``tokenizer_config.json`` (``hf-greedtok train``, ``save_pretrained``) records its
 encoder once, in the config's ``"mode"``. Saves write greedtok.json's own ``"mode"`` equal to it,
 but it is not read there: folders saved by earlier versions may hold another.
+
+tokenizer_config.json is the file users edit by hand (``model_max_length``, ``padding_side``, a
+chat template), so the manifest does not guard it (:mod:`hf_greedtok.formats.manifest`); its
+fields that decide the ids are checked against the other files instead, with or without a
+manifest: ``"tokenizer_class"`` must be present, and a class that can read tokenizer.json; a
+GreedTok folder's ``"mode"`` must be the one its files were saved for (:func:`saved_mode`). A
+folder that fails is refused with the edit that undoes the change, or the command that makes a
+folder of the wanted setting.
 """
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Callable, Optional, Sequence, TypeVar
 
@@ -74,15 +83,22 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
         if has[TOKENIZER_FILE]:
             # AutoTokenizer would load tokenizer.json alone as a plain tokenizer: other ids
             verify_manifest(folder)
+            fix = f"restore {CONFIG_FILE}"
+            if has[FILE_NAME]:
+                alone = folder.with_name(folder.name + "-greedtok")
+                fix += (f", or use {FILE_NAME} alone (a Tokenizer.save folder): mkdir {shlex.quote(str(alone))} && "
+                        f"cp {shlex.quote(str(folder / FILE_NAME))} {shlex.quote(str(alone))}/")
             raise GreedTokFileError(folder / CONFIG_FILE, "no such file: the folder is incomplete (it has "
-                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE})")
+                                                          f"{TOKENIZER_FILE} but not {CONFIG_FILE}, which says how "
+                                                          f"to read it); {fix}")
         if has[FILE_NAME]:
             return None, None, None          # Tokenizer.load checks the manifest
         raise GreedTokFileError(folder, f"not a tokenizer folder: no {CONFIG_FILE} and no {FILE_NAME}")
     config = read_folder_json(folder / CONFIG_FILE)
     if not isinstance(config, dict) or not config.get("tokenizer_class"):
+        fix = class_fix(folder, "add") or "add the \"tokenizer_class\" of the tokenizer that wrote it"
         raise GreedTokFileError(folder / CONFIG_FILE, "no \"tokenizer_class\": not a folder that hf-greedtok train or "
-                                                      "save_pretrained wrote; re-save the tokenizer")
+                                                      f"save_pretrained wrote; {fix}")
     required = {GREEDTOK_CLASS: FILE_NAME, LOOKUP_CLASS: LOOKUP_FILE}
     needed = [TOKENIZER_FILE] + [f for f in (required.get(config_class(config)),) if f]
     if has[FILE_NAME]:
@@ -94,6 +110,22 @@ def check_tokenizer_folder(folder: Path) -> tuple[Optional[dict], Optional[str],
                                                    f"but not {name})")
     text = (folder / TOKENIZER_FILE).read_bytes()
     return config, text.decode("utf-8"), read_folder_json(folder / TOKENIZER_FILE, text)
+
+
+def class_fix(folder: Path, edit: str) -> Optional[str]:
+    """``edit`` (the start of a sentence: "add", "set back") followed by the "tokenizer_class"
+    the folder's files are read with, a GreedTok model's or a morphology lookup's; None when no
+    file says (a folder of another tokenizer)."""
+    for name, file in ((GREEDTOK_CLASS, FILE_NAME), (LOOKUP_CLASS, LOOKUP_FILE)):
+        if (folder / file).is_file():
+            return f"{edit} \"tokenizer_class\": \"{name}\" (the class of its {file})"
+    return None
+
+
+def is_guarded(tokenizer_json: Optional[dict]) -> bool:
+    """Whether a tokenizer.json is one plain ``tokenizers`` refuses (:data:`GUARDED_VERSION`):
+    only hf-greedtok's classes read it."""
+    return isinstance(tokenizer_json, dict) and tokenizer_json.get("version") == GUARDED_VERSION
 
 
 def open_folder(folder: Path, load: Callable[[Path], T]
@@ -119,6 +151,12 @@ def open_folder(folder: Path, load: Callable[[Path], T]
         return None, None, None, None
     tok = load(folder / FILE_NAME) if config_class(config) == GREEDTOK_CLASS else None
     verify_manifest(folder)
+    if is_guarded(content) and config_class(config) not in (GREEDTOK_CLASS, LOOKUP_CLASS):
+        # transformers would hand the file to plain tokenizers, which refuses it with a traceback
+        fix = class_fix(folder, "set back") or "set back the class that wrote it"
+        raise GreedTokFileError(folder / CONFIG_FILE, f"\"tokenizer_class\" is {config['tokenizer_class']!r}, which "
+                                                      f"cannot read this {TOKENIZER_FILE} (hf-greedtok's own: GreedTok "
+                                                      f"cover mode or a morphology lookup); {fix}")
     if tok is not None:
         folder_greedtok(folder, config, content, tok)
     return config, text, content, tok
@@ -196,17 +234,42 @@ def folder_mode(folder: Path, config: Optional[dict], default: str) -> str:
     return mode
 
 
+def saved_mode(tokenizer_json: Optional[dict], ranked_mode: str) -> tuple[str, str]:
+    """The mode a GreedTok folder's files were saved for, and which file says so: a standard
+    tokenizer.json (not :func:`is_guarded`) encodes with optimal wherever it is read, so it was
+    saved for optimal; otherwise greedtok.json's ``ranked_mode`` (a save writes the mode there
+    too; a guarded tokenizer.json is cover mode or a pipeline no standard file reproduces).
+
+    Returns:
+        (mode, the reason, naming the file).
+    """
+    if tokenizer_json is not None and not is_guarded(tokenizer_json):
+        return "optimal", f"{TOKENIZER_FILE} is a standard file, which encodes with optimal"
+    return ranked_mode, f"{FILE_NAME}'s \"mode\""
+
+
+def mode_fix_command(folder: Path, mode: str) -> str:
+    """The shell command that saves a copy of the GreedTok folder ``folder`` (as it was saved)
+    encoding with ``mode``, into ``<folder>-<mode>``."""
+    # double-quoted literals (json.dumps is valid Python for a str), so the shell quoting stays plain
+    code = (f"import hf_greedtok; from transformers import AutoTokenizer; AutoTokenizer.from_pretrained("
+            f"{json.dumps(str(folder))}, mode={json.dumps(mode)}).save_pretrained({json.dumps(f'{folder}-{mode}')})")
+    return f"python -c {shlex.quote(code)}"
+
+
 def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Optional[dict], tok: T) -> T:
     """A GreedTok folder's model as every reader takes it: ``tok`` (its greedtok.json, loaded)
     refused when tokenizer.json's vocabulary, normalizer or split is not its own, or when the
-    config says cover and tokenizer.json is a standard (optimal) file (manifest or not); and
-    given the folder's mode (:func:`folder_mode`).
+    config's mode is not the one the files were saved for (:func:`saved_mode`; manifest or
+    not); and given the folder's mode (:func:`folder_mode`).
 
     Args:
         tok: the :class:`hf_greedtok.Tokenizer` of the folder's greedtok.json; changed in place.
 
     Raises:
-        GreedTokFileError: files of two tokenizers, or an unknown mode; naming the files.
+        GreedTokFileError: files of two tokenizers, or an unknown mode; naming the files. A
+            config whose mode was edited names the config, both modes, and the edit and the
+            command (:func:`mode_fix_command`) that fix it.
     """
     vocab = (tokenizer_json or {}).get("model", {}).get("vocab")
     if vocab is not None:
@@ -214,13 +277,20 @@ def folder_greedtok(folder: Path, config: Optional[dict], tokenizer_json: Option
         check_same_vocab(vocab, [model.id_to_token(i) for i in range(model.vocab_size)], str(folder))
         check_same_pipeline(tokenizer_json, {"normalizer": tok.normalizer.form if tok.normalizer else None,
                                              "pre_tokenizer": tok.pre_tokenizer.to_dict()}, str(folder))
+    saved, why = saved_mode(tokenizer_json, tok.mode)
     tok.mode = folder_mode(folder, config, tok.mode)
-    if tok.mode == "cover" and tokenizer_json is not None and tokenizer_json.get("version") != GUARDED_VERSION:
-        # plain tokenizers would load the file and encode with optimal, every reader here with cover
-        raise GreedTokFileError(folder, f"{TOKENIZER_FILE} does not match {CONFIG_FILE}: the config's mode is cover, "
-                                        f"but {TOKENIZER_FILE} is a standard file, which encodes with optimal. One of "
-                                        "the two files was replaced or edited; re-save the tokenizer.")
-    return tok
+    if tok.mode == saved:
+        return tok
+    if (config or {}).get("mode"):
+        # the ids of another mode than the save's; what AutoTokenizer gave before the edit is the truth
+        raise GreedTokFileError(folder / CONFIG_FILE, (
+            f"\"mode\" is {tok.mode!r}, but the folder was saved for {saved!r} ({why}): encoding with "
+            f"{tok.mode} would not give the saved tokenizer's ids. Set \"mode\" back to \"{saved}\"; to encode "
+            f"with {tok.mode}, then save a copy in that mode: {mode_fix_command(folder, tok.mode)}"))
+    # no mode in the config: greedtok.json's cover beside a standard tokenizer.json (optimal)
+    raise GreedTokFileError(folder, f"{TOKENIZER_FILE} does not match {FILE_NAME}: {FILE_NAME}'s mode is "
+                                    f"{tok.mode}, but {TOKENIZER_FILE} is a standard file, which encodes with "
+                                    "optimal. One of the two files was replaced or edited; re-save the tokenizer.")
 
 
 def refuse_foreign_files(folder: Path) -> None:

@@ -18,7 +18,18 @@ only if its kind is the command's (:mod:`hf_greedtok.output_folders`).
 Loaders (``Tokenizer.load`` and ``GreedTokTokenizerFast``, and the
 CLI's ``encode``/``evaluate``) call :func:`verify_manifest`: a listed file that is missing or
 whose bytes changed is an error naming that file, so a half-written, half-deleted or mixed
-folder never loads. Files the manifest does not list (a model's weights saved next to the
+folder never loads.
+
+A tokenizer folder's manifest guards what must agree for the ids to be right (tokenizer.json,
+greedtok.json, the remote code, the lookup table), not the settings users edit by hand before a
+run (``model_max_length``, ``padding_side``, a chat template): the files of
+:data:`SETTINGS_FILES` (with a ``save_pretrained`` ``filename_prefix``, ``<prefix>-`` before
+the name) and the files in ``additional_chat_templates/`` are not verified. Saves still list
+them, as manifests written before this rule do, so that ``--overwrite`` recognises them as
+the save's own files; :func:`verify_manifest` skips them. The settings that do change ids
+(tokenizer_config.json's ``"mode"`` and ``"tokenizer_class"``) are checked against the other
+files by the folder's reader instead (:mod:`hf_greedtok.formats.folder_files`), with or
+without a manifest. Files the manifest does not list (a model's weights saved next to the
 tokenizer) are not checked. Folders saved before the manifest existed have none and load as
 before, unchecked; a manifest that is present but unreadable is an error. A save replaces the
 manifest only after all its files are written, so a save interrupted in an existing folder
@@ -44,6 +55,11 @@ KINDS = (TOKENIZER, DATASET, COMPARE, TSR, HIERARCHICAL)
 MANIFEST_FORMAT = "hf-greedtok-manifest"
 MANIFEST_VERSION = 1
 _HASH_CHUNK = 1 << 20
+#: A tokenizer folder's files of settings users edit by hand (transformers' names); listed in
+#: its manifest, never verified.
+SETTINGS_FILES = ("tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja")
+#: transformers' folder of named chat templates (``<name>.jinja``), settings as well.
+CHAT_TEMPLATE_DIR = "additional_chat_templates"
 
 
 def file_sha256(path: Path) -> str:
@@ -151,8 +167,17 @@ def read_folder_manifest(folder: Path, name: str = MANIFEST_NAME) -> Optional[Ma
     return Manifest(kind, files)
 
 
+def is_settings_file(rel: str, name: str = MANIFEST_NAME) -> bool:
+    """Whether ``rel`` (a path a tokenizer folder's manifest ``name`` lists) is a file of
+    settings users edit by hand (:data:`SETTINGS_FILES`, with the manifest's own
+    ``filename_prefix``), which :func:`verify_manifest` does not check."""
+    prefix = name[:-len(MANIFEST_NAME)] if name.endswith(MANIFEST_NAME) else ""
+    return rel in {prefix + f for f in SETTINGS_FILES} or rel.startswith(prefix + CHAT_TEMPLATE_DIR + "/")
+
+
 def verify_manifest(folder: Path, name: str = MANIFEST_NAME):
-    """Check that every file ``folder``'s manifest lists is present with the recorded sha256.
+    """Check that every file ``folder``'s manifest lists is present with the recorded sha256,
+    except, in a tokenizer folder, the files of settings users edit (:func:`is_settings_file`).
 
     Returns the manifest's {relative path: sha256}, or None for a folder without a manifest
     (saved before manifests existed: nothing to check).
@@ -161,8 +186,13 @@ def verify_manifest(folder: Path, name: str = MANIFEST_NAME):
         GreedTokFileError: naming the first listed file that is missing or changed, or the
             manifest itself if it is unreadable.
     """
-    files = read_manifest(folder, name)
-    for rel, digest in sorted((files or {}).items()):
+    manifest = read_folder_manifest(folder, name)
+    if manifest is None:
+        return None
+    files = manifest.files
+    for rel, digest in sorted(files.items()):
+        if manifest.kind == TOKENIZER and is_settings_file(rel, name):
+            continue              # edited by users; its id-affecting fields are checked by the reader
         path = Path(folder) / rel
         if not path.is_file():
             raise GreedTokFileError(path, f"missing: the folder's {name} lists it, so the folder is "

@@ -144,9 +144,11 @@ class TokenizerFolder:
 
         Raises:
             GreedTokFileError: not a folder, a missing or damaged file, a file the manifest
-                lists that is missing or changed, a config without ``tokenizer_class`` or with
-                an unknown mode, or a tokenizer.json whose vocabulary is not greedtok.json's;
-                the message names the file.
+                lists that is missing or changed (not tokenizer_config.json, which users edit), a
+                config without ``tokenizer_class``, with a class that cannot read tokenizer.json,
+                an unknown mode or another mode than the files were saved for, or a
+                tokenizer.json whose vocabulary is not greedtok.json's; the message names the
+                file.
         """
         path = Path(path)
         config, text, content, tok = Tokenizer._open_folder(path)     # as Tokenizer.load(path) opens it

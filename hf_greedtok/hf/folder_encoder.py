@@ -26,7 +26,7 @@ import numpy as np
 from ..core import Tokenizer
 from ..errors import CorpusError, GreedTokFileError
 from ..formats.arrow_rows import list_array
-from ..formats.folder_files import CONFIG_FILE, LOOKUP_CLASS
+from ..formats.folder_files import CONFIG_FILE, class_fix
 from .folder import TokenizerFolder
 from .pipeline import native_added_tokens, template
 
@@ -48,7 +48,8 @@ def load_folder_tokenizer(folder: Union[str, os.PathLike, TokenizerFolder], mode
 
     Raises:
         GreedTokFileError: a missing, incomplete or damaged folder (the file named), or one
-            whose class is its own code (``auto_map``): nothing asks whether to run it.
+            whose class neither transformers nor hf-greedtok knows (its ``auto_map`` would run
+            the folder's code): nothing asks whether to run it.
         ValueError: ``mode`` given for a folder that is not GreedTok's, or unknown.
     """
     return _transformers_tokenizer(TokenizerFolder.of(folder), mode)
@@ -63,18 +64,27 @@ def _transformers_tokenizer(folder: TokenizerFolder, mode: Optional[str]):
         if mode is not None:
             raise ValueError(f"mode: {folder.path} is a {folder.tokenizer_class} folder with one encoder; "
                              "mode applies to GreedTok folders")
-        if (folder.config or {}).get("auto_map") and folder.tokenizer_class != LOOKUP_CLASS:
-            # transformers would ask (or, told not to, refuse in three lines) to run the folder's code
-            raise GreedTokFileError(folder.path / CONFIG_FILE, (
-                f"\"tokenizer_class\" {folder.config.get('tokenizer_class')!r} is the folder's own code (its "
-                "\"auto_map\"), which hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, "
-                "trust_remote_code=True)"))
         from transformers import AutoTokenizer     # importing it registers our classes (hf_greedtok.__init__)
+        if (folder.config or {}).get("auto_map") and not _transformers_knows(folder.tokenizer_class):
+            # transformers would ask (or, told not to, refuse in three lines) to run the folder's code
+            unknown = f"\"tokenizer_class\" {folder.config.get('tokenizer_class')!r} is not a class of transformers or "
+            fix = class_fix(folder.path, "set back")        # a class edited in a folder of ours
+            raise GreedTokFileError(folder.path / CONFIG_FILE, unknown + (
+                f"hf-greedtok; {fix}" if fix else "hf-greedtok but the folder's own code (its \"auto_map\"), which "
+                "hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, trust_remote_code=True)"))
         # opened and recognised above: transformers must never ask whether to run the folder's code
         return AutoTokenizer.from_pretrained(str(folder.path), trust_remote_code=False)
     # transformers' own loading (added tokens, special tokens from the config) is what the ids
     # must equal; it reads the folder's files again
     return GreedTokTokenizerFast.from_pretrained(str(folder.path), **({"mode": mode} if mode else {}))
+
+
+def _transformers_knows(name: str) -> bool:
+    """Whether AutoTokenizer resolves tokenizer class ``name`` (without "Fast") to a class of
+    its own or a registered one (ours), as it decides whether a folder has "local code": then
+    an ``auto_map`` beside it is not run, and nothing asks."""
+    from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
+    return any(tokenizer_class_from_name(candidate) is not None for candidate in (name, name + "Fast"))
 
 
 def wrap_rows(ids: np.ndarray, offsets: np.ndarray, prefix: Sequence[int], suffix: Sequence[int]

@@ -47,19 +47,26 @@ def test_a_missing_file_is_named_by_every_loader(name, pretrained):
     """A half-deleted folder (the old --overwrite crashed between rmtree and rename) loaded."""
     folder, _ = pretrained
     (folder / name).unlink()
-    with pytest.raises(GreedTokFileError, match=f"{name}: missing"):
+    # the manifest does not guard the config users edit; the folder's reader names it missing
+    problem = "no such file: the folder is incomplete" if name == "tokenizer_config.json" else "missing"
+    with pytest.raises(GreedTokFileError, match=f"{name}: {problem}"):
         Tokenizer.load(folder)
     if name != "tokenizer_config.json":   # without it AutoTokenizer never reaches our class (item 7, HF side)
         with pytest.raises(GreedTokFileError, match=name):
             AutoTokenizer.from_pretrained(str(folder))
 
 
-def test_a_changed_config_is_named(pretrained):
+def test_a_config_edited_by_hand_loads_and_a_changed_tokenizer_json_is_named(pretrained):
+    """The manifest lists tokenizer_config.json (so --overwrite knows it) but does not verify it:
+    users edit its settings before a run."""
     folder, _ = pretrained
     config = json.loads((folder / "tokenizer_config.json").read_text())
     config["model_max_length"] = 7
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
-    with pytest.raises(GreedTokFileError, match="tokenizer_config.json: changed since the folder was saved"):
+    assert "tokenizer_config.json" in read_manifest(folder)
+    assert AutoTokenizer.from_pretrained(str(folder)).model_max_length == 7
+    (folder / "tokenizer.json").write_text((folder / "tokenizer.json").read_text() + " ")
+    with pytest.raises(GreedTokFileError, match="tokenizer.json: changed since the folder was saved"):
         AutoTokenizer.from_pretrained(str(folder))
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import builtins
 import json
+import shlex
 import shutil
+import subprocess
+import sys
 
 import pytest
-from corpora import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT, REPO
 from transformers import AutoTokenizer
 
 import hf_greedtok.formats.folder_files as folder_files
@@ -55,14 +58,16 @@ def folders(tok, tmp_path_factory) -> dict:
             "save_greedtok_folder": (root / "save_greedtok_folder", "optimal")}
 
 
-def with_config(source, folder, **settings) -> None:
+def with_config(source, folder, *, keep_manifest=False, **settings) -> None:
     """A copy of the folder ``source`` at ``folder`` whose tokenizer_config.json has ``settings``,
-    edited by hand: no manifest, as after a user's edit of a folder saved before manifests."""
+    edited by hand: no manifest, as after a user's edit of a folder saved before manifests (or,
+    ``keep_manifest``, the manifest the save wrote)."""
     shutil.copytree(source, folder)
     config = json.loads((folder / "tokenizer_config.json").read_text())
     config.update(settings)
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
-    (folder / MANIFEST_NAME).unlink()
+    if not keep_manifest:
+        (folder / MANIFEST_NAME).unlink()
 
 
 def encode_cli(folder, capsys) -> list[int]:
@@ -218,52 +223,135 @@ def test_a_truncated_tokenizer_json_is_named_by_autotokenizer(folders, lookup_fo
         AutoTokenizer.from_pretrained(str(folder))
 
 
+#: {edit: (folder, the mode edited into its config, the mode it was saved for, the file that says so)}
+MODE_EDITS = {
+    "cover into an optimal folder": ("from_greedtok-optimal", "cover", "optimal",
+                                     "tokenizer.json is a standard file, which encodes with optimal"),
+    "optimal into a cover folder": ("from_greedtok-cover", "optimal", "cover", "greedtok.json's \"mode\""),
+}
+
+
 @pytest.mark.parametrize("reader", READERS)
-def test_a_cover_config_beside_a_standard_tokenizer_json_is_refused(folders, tmp_path, reader, capsys):
-    """Plain tokenizers would encode with the standard file (optimal), every reader here with cover."""
+@pytest.mark.parametrize("edit", MODE_EDITS)
+def test_a_mode_edited_into_the_config_is_refused_by_every_reader(folders, tmp_path, edit, reader, capsys):
+    """Another mode gives other ids than the saved tokenizer: whether or not a manifest is there."""
+    source, edited, saved, why = MODE_EDITS[edit]
+    for keep_manifest in (True, False):
+        folder = tmp_path / f"edited-{keep_manifest}"
+        with_config(folders[source][0], folder, keep_manifest=keep_manifest, mode=edited)
+        problem = f"\"mode\" is '{edited}', but the folder was saved for '{saved}' ({why})"
+        if reader == "hf-greedtok encode":
+            assert main(["encode", str(folder), TEXT]) == 2
+            err = capsys.readouterr().err
+            assert f"{folder / 'tokenizer_config.json'}: {problem}" in err and len(err.strip().splitlines()) == 1
+        else:
+            with pytest.raises(GreedTokFileError) as refused:
+                READERS[reader](folder, capsys)
+            assert str(refused.value).startswith(f"{folder / 'tokenizer_config.json'}: {problem}")
+
+
+@pytest.mark.parametrize("edit", MODE_EDITS)
+def test_the_fix_printed_for_an_edited_mode_works(tok, folders, tmp_path, edit):
+    source, edited, saved, _ = MODE_EDITS[edit]
     folder = tmp_path / "edited"
-    with_config(folders["from_greedtok-optimal"][0], folder, mode="cover")
-    problem = "tokenizer.json does not match tokenizer_config.json: the config's mode is cover"
-    if reader == "hf-greedtok encode":
-        assert main(["encode", str(folder), TEXT]) == 2
-        assert f"{folder}: {problem}" in capsys.readouterr().err
-    else:
-        with pytest.raises(GreedTokFileError, match=f"{folder}: {problem}"):
-            READERS[reader](folder, capsys)
+    with_config(folders[source][0], folder, keep_manifest=True, mode=edited)
+    with pytest.raises(GreedTokFileError) as refused:
+        TokenizerFolder.open(folder)
+    restore, command = str(refused.value).split(f"; to encode with {edited}, then save a copy in that mode: ")
+    assert restore.endswith(f"Set \"mode\" back to \"{saved}\"")
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "mode": saved}))
+    assert Tokenizer.load(folder).encode(TEXT) == tok.encode(TEXT, mode=saved)
+    program, flag, code = shlex.split(command)        # as a shell splits it
+    assert (program, flag) == ("python", "-c")
+    subprocess.run([sys.executable, flag, code], check=True, cwd=tmp_path, capture_output=True)
+    copy = tmp_path / f"edited-{edited}"
+    assert TokenizerFolder.open(copy).mode == edited
+    assert AutoTokenizer.from_pretrained(str(copy)).encode(TEXT) == tok.encode(TEXT, mode=edited)
 
 
+@pytest.mark.parametrize("source", ["train", "saved by 0.1"])
+def test_a_config_edit_that_keeps_the_ids_loads_everywhere_and_is_honoured(folders, tmp_path, capsys, source):
+    """Users set model_max_length, padding_side or a chat template before a run; the manifest
+    (the 0.1 folder's lists the config too) does not stand in the way."""
+    original = folders["train"][0] if source == "train" else REPO / "tests" / "data" / "saved_before_layout"
+    folder = tmp_path / "edited"
+    with_config(original, folder, keep_manifest=True, model_max_length=2048, padding_side="left",
+                chat_template="{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    assert {name: read(folder, capsys) == read(original, capsys) for name, read in READERS.items()} \
+        == dict.fromkeys(READERS, True)
+    hf = AutoTokenizer.from_pretrained(str(folder))
+    assert (hf.model_max_length, hf.padding_side) == (2048, "left")
+    assert hf.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False) == "hi"
+
+
+@pytest.fixture
+def no_prompts(monkeypatch) -> None:
+    """Fail the test if anything asks a question on standard input (transformers' "run custom code?")."""
+    def no_prompt(*args):
+        raise AssertionError("prompted")
+    monkeypatch.setattr(builtins, "input", no_prompt)
+
+
+SET_BACK = "\"tokenizer_class\": \"GreedTokTokenizer\" (the class of its greedtok.json)"
+#: {change: (the config edit, the problem named, whether the folder keeps its greedtok.json)}
 CONFIGS_THAT_WOULD_PROMPT = {
     "no tokenizer_class": (lambda config: config.pop("tokenizer_class"),
                            "no \"tokenizer_class\": not a folder that hf-greedtok train or save_pretrained wrote; "
-                           "re-save the tokenizer"),
+                           f"add {SET_BACK}", True),
+    "a class edited in a GreedTok folder": (lambda config: config.update(tokenizer_class="GreedTokTokenizr"),
+                                            "\"tokenizer_class\" 'GreedTokTokenizr' is not a class of transformers or "
+                                            f"hf-greedtok; set back {SET_BACK}", True),
     "a class of its own code": (lambda config: config.update(tokenizer_class="FooTokenizer", auto_map={
         "AutoTokenizer": [None, "tokenization_greedtok.FooTokenizerFast"]}),
-        "\"tokenizer_class\" 'FooTokenizer' is the folder's own code (its \"auto_map\"), which hf-greedtok does not "
-        "run; load it with AutoTokenizer.from_pretrained(folder, trust_remote_code=True)"),
+        "\"tokenizer_class\" 'FooTokenizer' is not a class of transformers or hf-greedtok but the folder's own code "
+        "(its \"auto_map\"), which hf-greedtok does not run; load it with AutoTokenizer.from_pretrained(folder, "
+        "trust_remote_code=True)", False),
 }
 
 
 @pytest.mark.parametrize("command", ["tokenize", "encode", "evaluate"])
 @pytest.mark.parametrize("config_change", CONFIGS_THAT_WOULD_PROMPT)
-def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folders, tmp_path, monkeypatch, capsys,
+def test_a_folder_whose_code_transformers_would_run_is_refused_in_one_line(folders, tmp_path, no_prompts, capsys,
                                                                           config_change, command):
     folder = tmp_path / "classless"
-    shutil.copytree(folders["from_greedtok-cover"][0], folder)
+    # optimal: its standard tokenizer.json is one transformers' own classes could read
+    shutil.copytree(folders["from_greedtok-optimal"][0], folder)
     config = json.loads((folder / "tokenizer_config.json").read_text())
-    change, problem = CONFIGS_THAT_WOULD_PROMPT[config_change]
+    change, problem, greedtok = CONFIGS_THAT_WOULD_PROMPT[config_change]
     change(config)                        # auto_map stays: transformers would ask to run its code
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
     (folder / MANIFEST_NAME).unlink()
+    if not greedtok:
+        (folder / "greedtok.json").unlink()
 
-    def no_prompt(*args):
-        raise AssertionError("prompted")
-    monkeypatch.setattr(builtins, "input", no_prompt)
     docs = tmp_path / "docs.txt"
     docs.write_text(TEXT + "\n", encoding="utf-8")
     argv = {"tokenize": ["tokenize", str(folder), str(docs), "-o", str(tmp_path / "out"), "--quiet"],
             "encode": ["encode", str(folder), TEXT], "evaluate": ["evaluate", str(folder), str(docs), "--quiet"]}
     assert main(argv[command]) == 2
     assert capsys.readouterr().err == f"hf-greedtok {command}: error: {folder / 'tokenizer_config.json'}: {problem}\n"
+    if greedtok:                          # the edit the message asks for works
+        (folder / "tokenizer_config.json").write_text(json.dumps({**config, "tokenizer_class": "GreedTokTokenizer"}))
+        assert main(argv[command]) == 0
+
+
+def test_a_class_that_cannot_read_a_cover_tokenizer_json_is_named_by_every_reader(folders, tmp_path, capsys):
+    """transformers' own class would hand the cover-mode file to plain tokenizers, which refuses
+    it with a traceback; AutoTokenizer itself never reaches hf-greedtok with that class."""
+    folder = tmp_path / "stock-class"
+    with_config(folders["from_greedtok-cover"][0], folder, tokenizer_class="PreTrainedTokenizerFast")
+    problem = (f"{folder / 'tokenizer_config.json'}: \"tokenizer_class\" is 'PreTrainedTokenizerFast', which cannot "
+               "read this tokenizer.json (hf-greedtok's own: GreedTok cover mode or a morphology lookup); "
+               f"set back {SET_BACK}")
+    for name, read in READERS.items():
+        if name == "hf-greedtok encode":
+            assert main(["encode", str(folder), TEXT]) == 2
+            assert capsys.readouterr().err == f"hf-greedtok encode: error: {problem}\n"
+        elif name != "AutoTokenizer":
+            with pytest.raises(GreedTokFileError) as refused:
+                read(folder, capsys)
+            assert str(refused.value) == problem, name
 
 
 def test_an_unknown_mode_in_the_config_is_named_by_every_reader(folders, tmp_path, capsys):
@@ -290,3 +378,56 @@ def test_tokenizer_save_refuses_a_folder_of_other_files(tok, tmp_path):
     tok.save(tmp_path / "empty")
     tok.save(tmp_path / "empty")          # a folder save wrote is saved over
     assert Tokenizer.load(tmp_path / "empty").encode(TEXT) == tok.encode(TEXT)
+
+
+def test_a_folder_without_its_config_is_refused_by_every_reader_with_a_fix_that_works(tok, folders, tmp_path, capsys):
+    """tokenizer.json and greedtok.json without tokenizer_config.json: AutoTokenizer, which never
+    reaches hf-greedtok without the config, would read tokenizer.json alone as a plain tokenizer
+    (or fail on a cover-mode file), so every reader here refuses the folder, in the same words."""
+    folder = tmp_path / "configless"
+    shutil.copytree(folders["from_greedtok-cover"][0], folder)
+    (folder / "tokenizer_config.json").unlink()
+    problem = (f"{folder / 'tokenizer_config.json'}: no such file: the folder is incomplete (it has tokenizer.json "
+               "but not tokenizer_config.json, which says how to read it); restore tokenizer_config.json, or use "
+               "greedtok.json alone (a Tokenizer.save folder): ")
+    readers = {**READERS, "TokenizerFolder.open": lambda folder, capsys: TokenizerFolder.open(folder),
+               "Tokenizer.load of greedtok.json": lambda folder, capsys: Tokenizer.load(folder / "greedtok.json")}
+    del readers["AutoTokenizer"]
+    for name, read in readers.items():
+        if name == "hf-greedtok encode":
+            assert main(["encode", str(folder), TEXT]) == 2
+            assert capsys.readouterr().err.startswith(f"hf-greedtok encode: error: {problem}")
+        else:
+            with pytest.raises(GreedTokFileError) as refused:
+                read(folder, capsys)
+            assert str(refused.value).startswith(problem), name
+    command = str(refused.value).removeprefix(problem)
+    assert command == f"mkdir {tmp_path / 'configless-greedtok'} && cp {folder / 'greedtok.json'} " \
+                      f"{tmp_path / 'configless-greedtok'}/"
+    subprocess.run(command, shell=True, check=True)
+    assert Tokenizer.load(tmp_path / "configless-greedtok").encode(TEXT) == tok.encode(TEXT, mode="cover")
+    assert encode_cli(tmp_path / "configless-greedtok", capsys) == tok.encode(TEXT, mode="cover")
+
+
+@pytest.mark.parametrize("auto_map", [False, True], ids=["stock", "stock with an auto_map"])
+def test_a_pretrained_tokenizer_fast_folder_is_read_by_transformers_class(folders, tmp_path, no_prompts, capsys,
+                                                                         auto_map):
+    """A class transformers knows is what AutoTokenizer loads, whatever auto_map says beside it
+    (it asks to run a folder's code only for a class it does not know); so do the commands."""
+    from transformers import PreTrainedTokenizerFast
+    folder = tmp_path / "stock"
+    PreTrainedTokenizerFast(tokenizer_file=str(folders["train"][0] / "tokenizer.json")).save_pretrained(folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["tokenizer_class"] = "PreTrainedTokenizerFast"
+    if auto_map:
+        config["auto_map"] = {"AutoTokenizer": [None, "tokenization_stock.StockTokenizerFast"]}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+
+    expected = AutoTokenizer.from_pretrained(str(folder)).encode(TEXT, add_special_tokens=False)
+    assert encode_cli(folder, capsys) == expected
+    docs = tmp_path / "docs.txt"
+    docs.write_text(TEXT + "\n", encoding="utf-8")
+    assert main(["evaluate", str(folder), str(docs), "--quiet"]) == 0
+    assert main(["tokenize", str(folder), str(docs), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    assert FolderEncoder(folder).encode_flat([TEXT])[0].tolist() == AutoTokenizer.from_pretrained(str(folder)).encode(
+        TEXT)

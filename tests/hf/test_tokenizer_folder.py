@@ -78,7 +78,7 @@ def test_an_opened_folder_says_what_it_is(trained, tmp_path):
 
 def test_a_folder_changed_since_it_was_saved_does_not_open(trained, tmp_path):
     save_greedtok_folder(trained, tmp_path / "tok")
-    config = tmp_path / "tok" / "tokenizer_config.json"
-    config.write_text(config.read_text(encoding="utf-8") + " ", encoding="utf-8")     # still valid JSON
-    with pytest.raises(GreedTokFileError, match="tokenizer_config.json"):
+    saved = tmp_path / "tok" / "tokenizer.json"
+    saved.write_text(saved.read_text(encoding="utf-8") + " ", encoding="utf-8")     # still valid JSON
+    with pytest.raises(GreedTokFileError, match="tokenizer.json: changed since the folder was saved"):
         TokenizerFolder.open(tmp_path / "tok")
