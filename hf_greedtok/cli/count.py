@@ -26,10 +26,11 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
                    help=f"byte level: the split regex, as `train --pattern` (default {DEFAULT_SPLIT}); give "
-                        "train the same")
+                        "train the same (superwords, superwords-digits: the same as --superwords "
+                        "[--digits-in-chunks], and train takes those tables with those flags)")
     n.add_argument("--superwords", action="store_true",
-                   help="count superword chunks (runs of words within a line) for `train --superwords`: the same as "
-                        "--pattern superwords")
+                   help="count superword chunks (runs of words within a line) for `train --superwords`: here the "
+                        "same as --pattern superwords (train spells it --superwords only)")
     n.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: chunks hold digits too, for `train --superwords --digits-in-chunks` "
                         "(the same as --pattern superwords-digits)")
@@ -59,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
     from .inputs import check_pattern, check_text_column, check_uri_inputs
+    from .options import check_engine_options
 
+    check_engine_options(args)
     kinds = resolve_corpus(args.inputs, stdin=args.engine == "local")
     text_column = check_text_column(args, kinds)
     out: Path = args.output

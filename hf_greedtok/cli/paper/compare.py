@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
+from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split
 from ...errors import CorpusError
 from ..options import (INPUT_HELP, add_corpus_options, add_text_column_option, local_path, open_fraction,
                        positive_float, vocab_int, workers_int)
+
+#: --pattern: the word splits (a chunk split's "words" would be chunks, and the report's tokens per word
+#: tokens per chunk)
+WORD_SPLITS = [name for name in SPLIT_NAMES if not find_split(name).spans_words]
 
 HELP = ("GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 and Figure 3), as Markdown, JSON "
         "and PNG plots")
@@ -25,7 +29,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--targets", type=positive_float, nargs="+", metavar="T",
                    help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
                         "both algorithms reach)")
-    m.add_argument("--pattern", choices=SPLIT_NAMES, default=DEFAULT_SPLIT,
+    m.add_argument("--pattern", choices=WORD_SPLITS, default=DEFAULT_SPLIT,
                    help="byte-level split regex: gpt4-marks (default, as `train`), gpt4, gpt2, o200k or whitespace "
                         "(the paper's space-delimited words); every tokenizer compared uses it, except where a "
                         "report row names another")
@@ -53,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
     from ...pre_tokenizers import ByteLevel
     from ...word_counts import check_learnable, count_words
     from ..inputs import corpus_counts
+    from ..options import refuse_without
     from ..output import refuse_existing, write_output
 
     held_out = bool(args.eval) or args.holdout_fraction is not None
+    refuse_without("--eval or --holdout-fraction", held_out, {"--no-sentencepiece": args.no_sentencepiece})
     if held_out:
         _check_held_out_args(args)
     refuse_existing(args, COMPARE)

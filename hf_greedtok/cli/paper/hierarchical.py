@@ -31,8 +31,10 @@ def run(args: argparse.Namespace) -> int:
     from ...hf.folder import save_greedtok_folder
     from ...pre_tokenizers import ByteLevel
     from ..inputs import corpus_counts
+    from ..options import check_engine_options
     from ..output import refuse_existing, write_output
 
+    check_engine_options(args)
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
     refuse_existing(args, HIERARCHICAL)
