@@ -127,7 +127,7 @@ def local_path(text: str) -> Path:
 
 
 #: What an INPUT may be, in the help of every command that reads documents.
-INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.json (JSON Lines) or .parquet documents, any of "
+INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.ndjson/.json (JSON Lines) or .parquet documents, any of "
               "them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
               "recursively)")
 #: --text-column's default: the field or column of JSON Lines and parquet documents.

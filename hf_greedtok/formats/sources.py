@@ -8,7 +8,7 @@ files, recursively), a URI or ``-`` (standard input, where the caller allows it)
 its name (:func:`input_kind`), under a compression suffix (``.gz``, ``.bz2``, ``.xz``: the
 standard library; ``.zst``: the ``zstandard`` package), so ``x.jsonl.gz`` is JSON Lines:
 
-* ``.jsonl``/``.json``: JSON Lines, one document per line, its text in the field
+* ``.jsonl``/``.ndjson``/``.json``: JSON Lines, one document per line, its text in the field
   ``text_column`` (a dotted path such as ``meta.body`` reaches a nested field);
 * ``.parquet``: one document per row (the column ``text_column``, dotted for a struct field);
 * anything else: UTF-8 text, one document per line, each keeping its line end (``"\\n"``, or
@@ -47,6 +47,8 @@ _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under erro
 _SURROGATE = re.compile("[\ud800-\udfff]")       # a lone surrogate, as a JSON escape can give
 
 KINDS = ("text", "json", "parquet")
+#: The suffixes of JSON Lines inputs (under a compression suffix, case-insensitive).
+JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 #: The INPUT that names standard input (read as UTF-8 text lines).
 STDIN = "-"
 #: Compression suffixes an input may carry, and what reads them.
@@ -223,7 +225,7 @@ def input_kind(path: Union[str, os.PathLike]) -> str:
     suffix = compression(name)
     if suffix:
         name = name[:-len(suffix)]
-    if name.endswith((".jsonl", ".json")):
+    if name.endswith(JSON_SUFFIXES):
         return "json"
     if name.endswith(".parquet"):
         return "parquet"
@@ -555,6 +557,16 @@ def _arrow_field(fields: dict, path: str) -> Optional[list]:
     return None
 
 
+def _is_text_type(arrow_type) -> bool:
+    """Whether an arrow column of this type holds text: string, large_string, string_view (pyarrow
+    16+), or a dictionary of one of these (pandas' categoricals, Spark's dictionary pages)."""
+    import pyarrow as pa
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return (pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
+            or getattr(pa.types, "is_string_view", lambda t: False)(arrow_type))
+
+
 def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequence[int]]) -> Iterator[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -567,7 +579,7 @@ def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequenc
         raise CorpusError(path, None, f"no column {text_column!r} (columns: {schema.names}; choose it with "
                                       f"--text-column / text_column, a dotted path for a struct field){hint}")
     kind = chain[-1].type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not _is_text_type(kind):
         raise CorpusError(path, None, f"column {text_column!r} holds {kind}, not text")
     meta = pf.metadata
     first_rows = [0]
@@ -581,4 +593,6 @@ def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequenc
         if column.null_count:
             nulls = column.is_null().to_pylist()
             raise CorpusError(path, None, f"row {row + nulls.index(True)}: {text_column!r} is null, not text")
+        if not pa.types.is_string(kind):        # the same strings, from every string layout
+            column = column.cast(pa.large_string())
         yield from column.to_pylist()
