@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
-    from .inputs import check_pattern, check_text_column, check_uri_inputs
+    from .inputs import check_pattern, check_text_column, check_uri_inputs, stdin_kind
     from .options import check_engine_options
 
     check_engine_options(args)
-    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local")
+    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local", stdin_kind=stdin_kind(args))
     text_column = check_text_column(args, kinds)
     out: Path = args.output
     _check_output(out, kinds, args.overwrite)

@@ -29,8 +29,9 @@ def run(args: argparse.Namespace) -> int:
     byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
     from ..hf.folder import TokenizerFolder
     from ..hf.folder_encoder import load_folder_tokenizer
-    from .loading import is_vocabulary_file, refuse_pattern_for_folder
+    from .loading import check_exists, is_vocabulary_file, refuse_pattern_for_folder
 
+    check_exists(args.tokenizer)
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)

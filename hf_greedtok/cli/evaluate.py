@@ -47,9 +47,10 @@ def run(args: argparse.Namespace) -> int:
     Raises GreedTokFileError for a damaged folder or file, CorpusError for unreadable inputs."""
     from ..indic.lookup import MorphLookup
     from .inputs import check_counts_options
-    from .loading import is_vocabulary_file, refuse_pattern_for_folder
+    from .loading import check_exists, is_vocabulary_file, refuse_pattern_for_folder
 
     check_counts_options(args)
+    check_exists(args.tokenizer)
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary

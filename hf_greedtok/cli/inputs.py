@@ -48,6 +48,12 @@ def check_text_column(args: argparse.Namespace, kinds: dict) -> str:
     return args.text_column
 
 
+def stdin_kind(args: argparse.Namespace) -> str:
+    """What ``-`` (standard input, which has no name to tell its kind by) holds: JSON Lines when
+    ``--text-column`` names its documents' field, else text lines."""
+    return "text" if args.text_column is None else "json"
+
+
 def check_counts_options(args: argparse.Namespace) -> None:
     """ValueError for --no-prefix-space without --counts (it says how to read table entries, and
     text has none: a silent no-op would hide a forgotten --counts), and for the options of

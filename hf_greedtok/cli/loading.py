@@ -6,6 +6,15 @@ from pathlib import Path
 from typing import Optional
 
 
+def check_exists(path: Path) -> None:
+    """GreedTokFileError "no such file or directory" for a DIR that is not there, before it is
+    opened as a folder or a vocabulary file (whose own errors would say what it is not)."""
+    from ..errors import GreedTokFileError
+
+    if not path.exists():
+        raise GreedTokFileError(path, "no such file or directory")
+
+
 def is_vocabulary_file(path: Path) -> bool:
     """Whether ``path`` names a vocabulary file (.tiktoken, tokenizer.json) rather than a folder."""
     return path.is_file() or path.suffix in (".tiktoken", ".json")

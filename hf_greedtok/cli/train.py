@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
     from ..word_counts import resolve_corpus
-    from .inputs import check_counts_options, check_text_column, check_uri_inputs
+    from .inputs import check_counts_options, check_text_column, check_uri_inputs, stdin_kind
     from .options import check_engine_options, refuse_without
     from .output import refuse_existing, write_output
 
@@ -124,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     refuse_existing(args, TOKENIZER)
     check_counts_options(args)
     # the corpus, resolved and checked before any work (count tables are read by their own reader)
-    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local")
+    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local",
+                                                               stdin_kind=stdin_kind(args))
     args.text_column = check_text_column(args, args.input_kinds or {})
     check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
