@@ -6,14 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split
+from ...pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES
 from ...errors import CorpusError
 from ..options import (INPUT_HELP, add_corpus_options, add_text_column_option, local_path, open_fraction,
                        positive_float, vocab_int, workers_int)
-
-#: --pattern: the word splits (a chunk split's "words" would be chunks, and the report's tokens per word
-#: tokens per chunk)
-WORD_SPLITS = [name for name in SPLIT_NAMES if not find_split(name).spans_words]
 
 HELP = ("GreedTok vs HF BPE vs GreedWMC on one corpus (the paper's Table 3 and Figure 3), as Markdown, JSON "
         "and PNG plots")
@@ -29,7 +25,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--targets", type=positive_float, nargs="+", metavar="T",
                    help="tokens-per-word targets of the Table 3 rows (default: 8 targets 0.2 apart that "
                         "both algorithms reach)")
-    m.add_argument("--pattern", choices=WORD_SPLITS, default=DEFAULT_SPLIT,
+    m.add_argument("--pattern", choices=SPLIT_NAMES, default=DEFAULT_SPLIT,
                    help="byte-level split regex: gpt4-marks (default, as `train`), gpt4, gpt2, o200k or whitespace "
                         "(the paper's space-delimited words); every tokenizer compared uses it, except where a "
                         "report row names another")
