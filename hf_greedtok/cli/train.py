@@ -377,11 +377,6 @@ def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
     """Train BPE or CBPE (HF tokenizers' trainer); returns the folder writer and the summary line."""
-    from transformers import PreTrainedTokenizerFast
-
-    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
-    from ..trainers.cbpe import CBPETrainer
-
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
         ("--mode", args.mode is not None), ("--num-threads", args.num_threads is not None), ("--superwords", args.superwords),
@@ -390,6 +385,11 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
+    from transformers import PreTrainedTokenizerFast      # after the refusals, which need none of it
+
+    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
+    from ..trainers.cbpe import CBPETrainer
+
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
                           min_frequency=args.min_frequency or 0, pattern=args.pattern or DEFAULT_SPLIT,
