@@ -29,9 +29,10 @@ def run(args: argparse.Namespace) -> int:
     byte-level BPE tokenizer.json) encodes with its own BPE, or with ``--mode``."""
     from ..hf.folder import TokenizerFolder
     from ..hf.folder_encoder import load_folder_tokenizer
-    from .loading import check_exists, is_vocabulary_file, refuse_pattern_for_folder
+    from .loading import check_exists, check_pattern_applies, is_vocabulary_file
 
     check_exists(args.tokenizer)
+    check_pattern_applies(args.pattern, [args.tokenizer])
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary
         vocab = load_vocabulary(args.tokenizer, pattern=args.pattern)
@@ -41,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
         tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
         form = tok.normalizer.form if tok.normalizer else None
         return _print_encoding(args.text, tokens, ids, decoded, form)
-    refuse_pattern_for_folder(args.pattern)
     folder = TokenizerFolder.open(args.tokenizer)
     if folder.is_greedtok:
         tok = folder.greedtok()         # its mode is the folder's, as every reader's

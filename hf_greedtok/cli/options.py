@@ -177,12 +177,21 @@ def refuse_without(needed: str, present: bool, given: dict[str, bool]) -> None:
                          f"or drop {names}")
 
 
-def check_engine_options(args: argparse.Namespace) -> None:
-    """--ray-address and --max-retries refused without --engine ray (:func:`refuse_without`);
-    then ``args.max_retries`` is the number of retries Ray gets (default
-    :data:`~hf_greedtok.defaults.DEFAULT_MAX_RETRIES`)."""
+def check_engine_options(args: argparse.Namespace, num_proc_here: bool = False) -> None:
+    """--ray-address and --max-retries refused without --engine ray (:func:`refuse_without`),
+    and --num-proc with --ray-address on Ray (it sizes the local cluster a run starts, and a
+    joined cluster has its own), unless ``num_proc_here`` (the command also counts here with
+    it); then ``args.max_retries`` is the number of retries Ray gets (default
+    :data:`~hf_greedtok.defaults.DEFAULT_MAX_RETRIES`).
+
+    Raises:
+        ValueError: one line naming the options.
+    """
     refuse_without("--engine ray", args.engine == "ray",
                    {"--ray-address": args.ray_address is not None, "--max-retries": args.max_retries is not None})
+    if args.engine == "ray" and args.ray_address is not None and args.num_proc is not None and not num_proc_here:
+        raise ValueError("--num-proc sets the CPUs of the local Ray cluster a run starts; with --ray-address the "
+                         "run joins a cluster with CPUs of its own: drop --num-proc or --ray-address")
     if args.max_retries is None:
         args.max_retries = DEFAULT_MAX_RETRIES
 

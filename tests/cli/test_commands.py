@@ -249,6 +249,9 @@ def test_count_splits_like_train_and_refuses_a_pattern_for_metaspace_units(tmp_p
      "--num-proc: options of reading and counting text, not used with --counts"),
     (["compare", "{text}", "-k", "5", "-o", "{out}", "--no-sentencepiece"],
      "--no-sentencepiece applies only with --eval or --holdout-fraction"),
+    (["count", "{text}", "-o", "{out}.tsv", "--engine", "ray", "--ray-address", "auto", "--num-proc", "2"],
+     "--num-proc sets the CPUs of the local Ray cluster a run starts; with --ray-address the run joins a cluster "
+     "with CPUs of its own: drop --num-proc or --ray-address"),
 ])
 def test_an_option_that_would_do_nothing_is_refused_in_one_line(argv, message, tmp_path, capsys):
     text, table = tmp_path / "a.txt", tmp_path / "t.tsv"
@@ -300,3 +303,17 @@ def test_a_closed_standard_output_ends_the_command_quietly(tmp_path):
     finally:
         os.close(writer)
     assert (run.returncode, run.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("command", ["encode", "evaluate"])
+@pytest.mark.parametrize("name", ["tok", "tok/tokenizer.json"])
+def test_pattern_is_refused_where_the_tokenizer_has_its_own_split(command, name, tmp_path, capsys):
+    """--pattern is a tiktoken file's split: a tokenizer.json ignored it silently."""
+    text = tmp_path / "a.txt"
+    text.write_text("hello world\n" * 20, encoding="utf-8")
+    assert main(["train", str(text), "-k", "5", "-o", str(tmp_path / "tok"), "--algorithm", "bpe", "--quiet"]) == 0
+    capsys.readouterr()
+    rest = {"encode": ["hello"], "evaluate": [str(text), "--quiet"]}[command]
+    assert main([command, str(tmp_path / name), *rest, "--pattern", "gpt2"]) == 2
+    assert capsys.readouterr().err == (f"hf-greedtok {command}: error: --pattern applies to .tiktoken files; "
+                                       f"{tmp_path / name}: a folder or a tokenizer.json has its own split\n")

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..options import check_engine_options
     from ..output import refuse_existing, write_output
 
-    check_engine_options(args)
+    check_engine_options(args, num_proc_here=True)      # the domains are counted here
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
     refuse_existing(args, HIERARCHICAL)
