@@ -47,11 +47,11 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import (TSV_COLUMN_NAMES, TSV_HEADER, check_table_split, check_table_words, is_parquet_table,  # noqa: F401
-                                  iter_count_tables, table_place)
-from .formats.sources import (CHUNK_BYTES, HEAD_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
-                              input_head, iter_utf8_lines, read_blocks, read_documents, resolve_inputs,
-                              table_files, text_chunks, text_lines)
+from .formats.count_table import (TSV_COLUMN_NAMES, TSV_HEADER, check_table_split,  # noqa: F401
+                                  check_table_words, is_parquet_table, iter_count_tables, table_place)
+from .formats.sources import (CHUNK_BYTES, HEAD_BYTES, STDIN, check_input_file, compression,  # noqa: F401
+                              input_head, iter_text_lines, iter_utf8_lines, read_blocks, read_documents,
+                              resolve_inputs, table_files, text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .pre_tokenizers.patterns import GPT4_MARKS, find_split
@@ -394,7 +394,7 @@ def looks_like_count_table(path: str) -> bool:
     integer: at least two lines, or one after a first line ``word<TAB>count`` naming the
     columns. Such a file is a count table given as text. ``path`` may be ``-`` (standard
     input, which loses nothing)."""
-    if input_head(path).lstrip(codecs.BOM_UTF8).startswith(TSV_HEADER.encode()):
+    if input_head(path).removeprefix(codecs.BOM_UTF8).startswith(TSV_HEADER.encode()):
         return True
     lines = _head_lines(path)
     if lines and lines[0].rstrip("\r").split("\t") == TSV_COLUMN_NAMES:

@@ -158,10 +158,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             code = COMMANDS[args.command].run(args)
         sys.stdout.flush()      # a closed pipe fails here, not in the interpreter's flush at exit
         return code
-    except BrokenPipeError:
-        # the reader of stdout is gone (`... | head`): stop quietly, as Unix tools do
-        _silence_stdout()
-        return 128 + signal.SIGPIPE
+    except BrokenPipeError as e:
+        if _stdout_closed():    # the reader of stdout is gone (`... | head`): stop quietly, as Unix tools do
+            _silence_stdout()
+            return 128 + signal.SIGPIPE
+        print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)    # another pipe: an error
+        return 2
     except WorkerLostError as e:     # the cluster failed, not the input: 1, not 2
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 1
@@ -176,6 +178,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + signum
     finally:
         signals.restore()
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it), rather than
+    a pipe of the command's own (a worker's) that broke; False where stdout has no descriptor."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 def _silence_stdout() -> None:

@@ -17,8 +17,8 @@ HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or
 def add_arguments(n: argparse.ArgumentParser) -> None:
     """count's arguments, in the order ``--help`` lists them."""
     n.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help=f"{INPUT_HELP}, or - for standard input (local engine); a word<TAB>count table is "
-                        "refused: it is counted already")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine; text lines, JSON Lines with "
+                        "--text-column); a word<TAB>count table is refused: it is counted already")
     n.add_argument("--output", "-o", type=local_path, required=True,
                    help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split "
                         "that made its words, and train refuses it with another")

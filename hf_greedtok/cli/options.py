@@ -127,8 +127,8 @@ def local_path(text: str) -> Path:
 
 
 #: What an INPUT may be, in the help of every command that reads documents.
-INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.ndjson/.json (JSON Lines) or .parquet documents, any of "
-              "them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
+INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.ndjson/.json (JSON Lines) or .parquet documents, "
+              "any of them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
               "recursively)")
 #: --text-column's default: the field or column of JSON Lines and parquet documents.
 DEFAULT_TEXT_COLUMN = "text"
@@ -152,7 +152,8 @@ def add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_
     # default None, so that giving it without --engine ray is refused (check_engine_options)
     p.add_argument("--max-retries", type=retries_int, default=None,
                    help="with --engine ray: reruns of a task whose worker process or node died (killed, out of "
-                        f"memory, crashed, lost) before the run fails with exit status 1 (default {DEFAULT_MAX_RETRIES})")
+                        "memory, crashed, lost) before the run fails with exit status 1 "
+                        f"(default {DEFAULT_MAX_RETRIES})")
 
 
 def refuse_without(needed: str, present: bool, given: dict[str, bool]) -> None:

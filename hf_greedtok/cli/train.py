@@ -19,8 +19,9 @@ HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory
 def add_arguments(t: argparse.ArgumentParser) -> None:
     """train's arguments, in the order ``--help`` lists them."""
     t.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help=f"{INPUT_HELP}, or - for standard input (local engine); with --counts: count tables "
-                        "(TSV or .parquet)")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine; text lines, JSON Lines with "
+                        "--text-column); with --counts: count tables (TSV, compressed or not, or .parquet; files, "
+                        "globs or directories)")
     size = t.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", "-k", type=vocab_int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
@@ -55,9 +56,9 @@ def _add_pipeline_options(t: argparse.ArgumentParser) -> None:
                    help="byte level: the split regex; gpt4-marks (default: GPT-4's split whose letter runs keep "
                         "their combining marks, as o200k's do, so Devanagari and other Indic words are not cut at "
                         "every vowel sign; on text without marks it is gpt4), gpt4 (cl100k's), gpt2, o200k "
-                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words); with --superwords, the split of "
-                        "its word-level stage (the chunks' splits, superwords and superwords-digits, are given as "
-                        "--superwords [--digits-in-chunks])")
+                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words); with --superwords, "
+                        "the split of its word-level stage (the chunks' splits, superwords and superwords-digits, are "
+                        "given as --superwords [--digits-in-chunks])")
     t.add_argument("--normalizer", default=None, choices=NORMALIZERS,
                    help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
 
@@ -379,7 +380,8 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
     """Train BPE or CBPE (HF tokenizers' trainer); returns the folder writer and the summary line."""
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
-        ("--mode", args.mode is not None), ("--num-threads", args.num_threads is not None), ("--superwords", args.superwords),
+        ("--mode", args.mode is not None), ("--num-threads", args.num_threads is not None),
+        ("--superwords", args.superwords),
         ("--word-tokens", args.word_tokens is not None), ("--digits-in-chunks", args.digits_in_chunks),
         ("--chunk-budget-mb", args.chunk_budget_mb is not None), ("--max-memory", args.max_memory is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]

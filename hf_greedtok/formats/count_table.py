@@ -340,11 +340,12 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     ``paths`` are expanded as INPUTs are (:func:`~hf_greedtok.formats.sources.table_files`: a
     directory or a glob is its files). A table is either TSV, one ``word<TAB>count`` entry per
     line (``n`` its line; blank lines skipped, and a first line ``word<TAB>count`` naming the
-    columns), compressed or not (``.gz``, ``.bz2``, ``.xz``, ``.zst``: read decompressed), or parquet (:func:`is_parquet_table`), with columns ``word`` (string) and
-    ``count`` (any integer type), other columns ignored, as ``hf-greedtok count -o
-    TABLE.parquet`` writes it (``n`` its row, from 1). In TSV, a count is written in ASCII
-    digits only: a sign, spaces, ``_`` separators or another script's digits (all accepted by
-    ``int``) are errors, and a byte order mark opening a file is dropped.
+    columns), compressed or not (``.gz``, ``.bz2``, ``.xz``, ``.zst``: read decompressed), or
+    parquet (:func:`is_parquet_table`), with columns ``word`` (string) and ``count`` (any integer
+    type), other columns ignored, as ``hf-greedtok count -o TABLE.parquet`` writes it (``n`` its
+    row, from 1). In TSV, a count is written in ASCII digits only: a sign, spaces, ``_``
+    separators or another script's digits (all accepted by ``int``) are errors, and a byte order
+    mark opening a file is dropped.
 
     Within one file each word is listed once: a word listed again is an error naming both
     places (the table was probably concatenated or edited by hand, and adding the counts

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 from input_kinds import (COMMANDS, KIND_NAMES, crlf, documents, kinds_fixture, run, stdin_bytes,
@@ -117,7 +118,7 @@ def test_ndjson_documents_are_json_lines(kinds, tmp_path):
     """.ndjson was read as text: each line's raw JSON counted as words."""
     [jsonl] = kinds["jsonl"].inputs
     ndjson = tmp_path / "docs.ndjson"
-    ndjson.write_bytes(open(jsonl, "rb").read())
+    ndjson.write_bytes(Path(jsonl).read_bytes())
     assert resolve_inputs([ndjson]) == {"json": [str(ndjson)]}
     assert list(read_documents(str(ndjson), input_kind(ndjson), "text")) == documents()
 
@@ -287,7 +288,7 @@ def test_an_escaped_lone_surrogate_in_json_lines_is_an_invalid_byte(command, tmp
 
 def test_standard_input_with_text_column_is_json_lines(kinds, reference, tmp_path, capsys):
     [jsonl] = kinds["jsonl"].inputs
-    with stdin_bytes(open(jsonl, "rb").read()):
+    with stdin_bytes(Path(jsonl).read_bytes()):
         got = run("count", kinds["jsonl"]._replace(inputs=["-"], options=["--text-column", "text"]), tmp_path,
                   "local", capsys)
     assert without_source(got) == reference["count", "lf"]
@@ -307,7 +308,7 @@ def test_standard_input_with_text_column_is_json_lines(kinds, reference, tmp_pat
 def test_standard_input_that_is_not_text_is_refused_as_a_file_would_be(command, held, message, kinds, tmp_path,
                                                                         capsys):
     """It was counted as text lines, exit 0."""
-    data = {"jsonl": open(kinds["jsonl"].inputs[0], "rb").read(),
+    data = {"jsonl": Path(kinds["jsonl"].inputs[0]).read_bytes(),
             "table": b'# hf-greedtok count table {"split": "gpt4-marks"}\n the\t12\n cat\t3\n',
             "bare table": b"the\t12\ncat\t3\n",
             "named table": b"word\tcount\nthe\t12\n"}[held]
