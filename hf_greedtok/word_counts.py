@@ -26,7 +26,9 @@ order, so parallel and serial counting give the same Counter, insertion order in
 """
 from __future__ import annotations
 
+import codecs
 import ctypes
+import json
 import multiprocessing
 import os
 import re
@@ -45,11 +47,11 @@ from ._trainer import MAX_WORD_UNITS
 from .defaults import ENCODING_ERRORS
 from .errors import CorpusError
 # count tables and input files are read in the file formats; the names stay importable from here
-from .formats.count_table import (TSV_HEADER, check_table_record, check_table_split,  # noqa: F401
+from .formats.count_table import (TSV_COLUMN_NAMES, TSV_HEADER, check_table_record, check_table_split,  # noqa: F401
                                   check_table_words, is_parquet_table, iter_count_tables, table_place)
-from .formats.sources import (CHUNK_BYTES, STDIN, check_input_file, compression, iter_text_lines,  # noqa: F401
-                              iter_utf8_lines, read_blocks, read_documents, resolve_inputs, text_chunks,
-                              text_lines)
+from .formats.sources import (CHUNK_BYTES, HEAD_BYTES, STDIN, check_input_file, compression,  # noqa: F401
+                              input_head, iter_text_lines, iter_utf8_lines, read_blocks, read_documents,
+                              resolve_inputs, table_files, text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
 from .pre_tokenizers.patterns import GPT4_MARKS, find_split
@@ -371,41 +373,78 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
     return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", table), procs)
 
 
-#: How much of a text input :func:`looks_like_count_table` reads.
-_TABLE_SNIFF_BYTES = 1 << 14
 _TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
+# a line opening a JSON object with a key: text rarely does
+_JSON_OBJECT_START = re.compile(r'\s*\{\s*"')
+
+
+def _head_lines(path: str) -> list[str]:
+    """The non-blank lines of an input's first bytes (:func:`~hf_greedtok.formats.sources.input_head`),
+    the last one left out if the read cut it."""
+    head = input_head(path)
+    lines = head.decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")
+    if len(head) == HEAD_BYTES:
+        lines.pop()                 # cut by the read
+    return [line for line in lines if line.strip()]
 
 
 def looks_like_count_table(path: str) -> bool:
     """Whether a text input's beginning looks like a ``word<TAB>count`` table: the header
-    ``hf-greedtok count`` writes, or at least two lines and every line (of the first 16 KB)
-    some text, a tab and an integer. Such a file is a count table given as text."""
-    head = next(read_blocks(path, _TABLE_SNIFF_BYTES), b"")
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    if text.startswith(TSV_HEADER):
+    ``hf-greedtok count`` writes, or every line (of the first 16 KB) some text, a tab and an
+    integer: at least two lines, or one after a first line ``word<TAB>count`` naming the
+    columns. Such a file is a count table given as text. ``path`` may be ``-`` (standard
+    input, which loses nothing)."""
+    if input_head(path).removeprefix(codecs.BOM_UTF8).startswith(TSV_HEADER.encode()):
         return True
-    lines = text.split("\n")
-    if len(head) == _TABLE_SNIFF_BYTES:
-        lines.pop()                 # cut by the read
-    lines = [line for line in lines if line.strip()]
+    lines = _head_lines(path)
+    if lines and lines[0].rstrip("\r").split("\t") == TSV_COLUMN_NAMES:
+        return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines[1:])
     return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines)
 
 
-def resolve_corpus(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
+def looks_like_json_lines(path: str) -> bool:
+    """Whether an input's first line is a JSON object (a line too long to read whole: one that
+    opens an object with a key): JSON Lines, told by its content where the input has no name
+    to tell it by (standard input)."""
+    lines = _head_lines(path)
+    if lines:
+        try:
+            return isinstance(json.loads(lines[0]), dict)
+        except ValueError:
+            return False
+    text = input_head(path).decode("utf-8", errors="replace").lstrip("\ufeff")
+    return bool(text.strip()) and bool(_JSON_OBJECT_START.match(text))
+
+
+def resolve_corpus(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False,
+                   stdin_kind: str = "text") -> dict[str, list[str]]:
     """{kind: [files]} of the INPUT arguments of a corpus to count
-    (:func:`hf_greedtok.formats.sources.resolve_inputs`), with text files that are count tables
-    refused: ``count``, ``train`` and :func:`hf_greedtok.distributed.count_words_distributed`
-    resolve their inputs here.
+    (:func:`hf_greedtok.formats.sources.resolve_inputs`, ``stdin`` and ``stdin_kind`` as there),
+    with text that is a count table refused: ``count``, ``train`` and
+    :func:`hf_greedtok.distributed.count_words_distributed` resolve their inputs here. Standard
+    input has no name to tell its kind by: read as text, it is refused when it looks like a
+    count table or like JSON Lines (the CLI reads it as JSON Lines with ``--text-column``).
 
     Raises:
-        CorpusError: as ``resolve_inputs``, or a text file that looks like a ``word<TAB>count``
-            table (:func:`looks_like_count_table`), with a hint to read it as one.
+        CorpusError: as ``resolve_inputs``, or text that looks like a ``word<TAB>count`` table
+            (:func:`looks_like_count_table`; a file or standard input) or, on standard input,
+            like JSON Lines (:func:`looks_like_json_lines`), with a hint to read it as one.
     """
-    kinds = resolve_inputs(inputs, stdin=stdin)
+    kinds = resolve_inputs(inputs, stdin=stdin, stdin_kind=stdin_kind)
     for f in kinds.get("text", []):
-        if f != STDIN and not is_uri(f) and looks_like_count_table(f):
+        if is_uri(f):
+            continue
+        if looks_like_count_table(f):
+            if f == STDIN:
+                raise CorpusError("standard input", None, "looks like a count table (word<TAB>count lines), not "
+                                                          "text: save it to a .tsv file and give that to "
+                                                          "`train --counts`")
             raise CorpusError(f, None, "looks like a count table (word<TAB>count lines), not text: give it to "
                                        "`train --counts` (Python: read_count_tables)")
+        if f == STDIN and looks_like_json_lines(f):
+            raise CorpusError("standard input", None, "looks like JSON Lines (a JSON object on its first line), "
+                                                      "and is read as text lines: give --text-column FIELD (e.g. "
+                                                      "--text-column text) to read its documents' field")
     return kinds
 
 
@@ -458,6 +497,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
                       table: bool = False) -> Union[Counter, ChunkTable]:
     """Read ``word<TAB>count`` tables (UTF-8, one entry per line, blank lines skipped).
 
+    ``paths``: table files, globs or directories (:func:`~hf_greedtok.formats.sources.table_files`).
     Each word is normalized and pre-tokenized; with ``prefix_space`` (byte level) it is read
     as " word", as words appear inside running text. A table is TSV or parquet (``word``,
     ``count`` columns), read by :func:`hf_greedtok.formats.count_table.iter_count_tables`. A word listed twice in one table is an error;
@@ -481,6 +521,7 @@ def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: P
             or a word whose count passes ``max_count`` (at the entry where it does).
         ImportError: a parquet table without pyarrow.
     """
+    paths = table_files(paths)      # directories and globs are their files, as for text
     # before any reading: a table of another pipeline is refused at once, whatever prefix_space says
     recorded = [check_table_record(p, pre_tokenizer, normalizer) for p in paths]
     prefixes = [prefix_space and record is None for record in recorded]

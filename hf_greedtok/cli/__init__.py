@@ -40,6 +40,8 @@ back an old folder left without its name. Loading (``encode``, ``evaluate``) ver
 manifest and that the folder is complete.
 
 Errors: bad input exits with status 2 and one line on stderr naming the file, line or argument.
+A closed standard output (``hf-greedtok evaluate ... --json | head -c 10``) ends the command quietly
+with status 141 (128 + SIGPIPE), as Unix tools do.
 A Ray run whose worker died on every retry of a task exits with status 1 and one line
 (nothing left under the output's name).
 SIGTERM is handled like Ctrl-C, at any moment: word-counting workers and a Ray cluster the
@@ -139,7 +141,8 @@ def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; bad input exits with status 2 and a one-line message naming the problem,
-    Ctrl-C with 130 and SIGTERM with 143, after cleaning up (no worker, no temporary folder)."""
+    Ctrl-C with 130 and SIGTERM with 143, after cleaning up (no worker, no temporary folder); a
+    closed standard output with 141 and no message."""
     # transformers (BPE/CBPE/lookup folders) would print an advisory that PyTorch is missing;
     # this command never needs PyTorch. setdefault: a user's own setting wins.
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
@@ -153,7 +156,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     signals = _Signals()
     try:
         with _warnings_in_one_line(args.command):
-            return COMMANDS[args.command].run(args)
+            code = COMMANDS[args.command].run(args)
+        sys.stdout.flush()      # a closed pipe fails here, not in the interpreter's flush at exit
+        return code
+    except BrokenPipeError as e:
+        if _stdout_closed():    # the reader of stdout is gone (`... | head`): stop quietly, as Unix tools do
+            _silence_stdout()
+            return 128 + signal.SIGPIPE
+        print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)    # another pipe: an error
+        return 2
     except WorkerLostError as e:     # the cluster failed, not the input: 1, not 2
         print(f"hf-greedtok {args.command}: error: {e}", file=sys.stderr)
         return 1
@@ -168,6 +179,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + signum
     finally:
         signals.restore()
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it), rather than
+    a pipe of the command's own (a worker's) that broke; False where stdout has no descriptor."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush of it at exit, after a
+    BrokenPipeError, fails no more (https://docs.python.org/3/library/signal.html#note-on-sigpipe);
+    a stdout without a file descriptor (a test's capture) is left as it is."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 @contextlib.contextmanager

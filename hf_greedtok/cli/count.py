@@ -18,8 +18,8 @@ HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or
 def add_arguments(n: argparse.ArgumentParser) -> None:
     """count's arguments, in the order ``--help`` lists them."""
     n.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help=f"{INPUT_HELP}, or - for standard input (local engine); a word<TAB>count table is "
-                        "refused: it is counted already")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine; text lines, JSON Lines with "
+                        "--text-column); a word<TAB>count table is refused: it is counted already")
     n.add_argument("--output", "-o", type=local_path, required=True,
                    help="the table: word<TAB>count (.tsv) or .parquet (word, count columns); it records the split, "
                         "normalizer and special tokens that made its words, and train refuses it with others")
@@ -27,10 +27,11 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
                    help="the pre-tokenizer of the tokenizer to train: bytes (byte level, default) or Metaspace units")
     n.add_argument("--pattern", choices=SPLIT_NAMES, default=None,
                    help=f"byte level: the split regex, as `train --pattern` (default {DEFAULT_SPLIT}); give "
-                        "train the same")
+                        "train the same (superwords, superwords-digits: the same as --superwords "
+                        "[--digits-in-chunks], and train takes those tables with those flags)")
     n.add_argument("--superwords", action="store_true",
-                   help="count superword chunks (runs of words within a line) for `train --superwords`: the same as "
-                        "--pattern superwords")
+                   help="count superword chunks (runs of words within a line) for `train --superwords`: here the "
+                        "same as --pattern superwords (train spells it --superwords only)")
     n.add_argument("--digits-in-chunks", action="store_true",
                    help="with --superwords: chunks hold digits too, for `train --superwords --digits-in-chunks` "
                         "(the same as --pattern superwords-digits)")
@@ -60,9 +61,11 @@ def run(args: argparse.Namespace) -> int:
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
-    from .inputs import check_pattern, check_text_column, check_uri_inputs
+    from .inputs import check_pattern, check_text_column, check_uri_inputs, stdin_kind
+    from .options import check_engine_options
 
-    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local")
+    check_engine_options(args)
+    kinds = resolve_corpus(args.inputs, stdin=args.engine == "local", stdin_kind=stdin_kind(args))
     text_column = check_text_column(args, kinds)
     out: Path = args.output
     _check_output(out, kinds, args.overwrite)

@@ -37,8 +37,10 @@ def run(args: argparse.Namespace) -> int:
     from ..hf.folder import TokenizerFolder
     from ..hf.folder_encoder import load_folder_tokenizer
     from ..normalizers import replace_surrogates
-    from .loading import is_vocabulary_file, refuse_pattern_for_folder
+    from .loading import check_exists, check_pattern_applies, is_vocabulary_file
 
+    check_exists(args.tokenizer)
+    check_pattern_applies(args.pattern, [args.tokenizer])
     if is_vocabulary_file(args.tokenizer):
         if args.no_special_tokens:
             raise ValueError("--no-special-tokens: a vocabulary file has no post-processor; it applies to folders")
@@ -50,7 +52,6 @@ def run(args: argparse.Namespace) -> int:
         tokens, decoded = [tok.id_to_token(i) for i in ids], tok.decode(ids)
         form = tok.normalizer.form if tok.normalizer else None
         return _print_encoding(args.text, tokens, ids, decoded, form)
-    refuse_pattern_for_folder(args.pattern)
     folder = TokenizerFolder.open(args.tokenizer)
     if folder.is_greedtok:
         tok, _, backend = folder.greedtok_backend(args.mode)   # its mode is the folder's, as every reader's

@@ -47,9 +47,11 @@ def run(args: argparse.Namespace) -> int:
     Raises GreedTokFileError for a damaged folder or file, CorpusError for unreadable inputs."""
     from ..indic.lookup import MorphLookup
     from .inputs import check_counts_options
-    from .loading import is_vocabulary_file, refuse_pattern_for_folder
+    from .loading import check_exists, check_pattern_applies, is_vocabulary_file
 
     check_counts_options(args)
+    check_exists(args.tokenizer)
+    check_pattern_applies(args.pattern, [args.tokenizer])
     result: dict = {"tokenizer": str(args.tokenizer), "inputs": args.inputs}
     if is_vocabulary_file(args.tokenizer):
         from ..vocabularies import load_vocabulary
@@ -57,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
         greedtok, backend = vocab.native, vocab.backend()
         result["text_metrics_encoder"] = vocab.backend_encoder
     else:
-        refuse_pattern_for_folder(args.pattern)
         greedtok, backend = _load_backend(args.tokenizer)
     normalizer = getattr(greedtok, "normalizer", None)
     gold = MorphLookup.load(args.gold, normalizer=normalizer.form if normalizer else "NFC") if args.gold else None

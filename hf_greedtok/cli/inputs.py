@@ -48,11 +48,28 @@ def check_text_column(args: argparse.Namespace, kinds: dict) -> str:
     return args.text_column
 
 
+def stdin_kind(args: argparse.Namespace) -> str:
+    """What ``-`` (standard input, which has no name to tell its kind by) holds: JSON Lines when
+    ``--text-column`` names its documents' field, else text lines."""
+    return "text" if args.text_column is None else "json"
+
+
 def check_counts_options(args: argparse.Namespace) -> None:
-    """ValueError for --no-prefix-space without --counts: it says how to read table entries, and
-    text has none (a silent no-op would hide a forgotten --counts)."""
+    """ValueError for --no-prefix-space without --counts (it says how to read table entries, and
+    text has none: a silent no-op would hide a forgotten --counts), and for the options of
+    reading and counting text with --counts: --encoding-errors other than strict (a table is read
+    strictly, its errors name the line) and --num-proc on the local engine (a table is not counted)."""
     if args.no_prefix_space and not args.counts:
         raise ValueError("--no-prefix-space says how count-table entries are read; it needs --counts")
+    if args.counts:
+        text_only = [flag for flag, used in (
+            (f"--encoding-errors {args.encoding_errors}", args.encoding_errors != "strict"),
+            ("--num-proc", getattr(args, "num_proc", None) is not None and getattr(args, "engine", "local") != "ray"))
+            if used]
+        if text_only:
+            names = ", ".join(text_only)
+            raise ValueError(f"{names}: options of reading and counting text, not used with --counts (a table is "
+                             f"read strictly, and not counted again); drop {names} or --counts")
 
 
 def check_pattern(pattern: Optional[str], units: str) -> None:

@@ -127,8 +127,8 @@ def local_path(text: str) -> Path:
 
 
 #: What an INPUT may be, in the help of every command that reads documents.
-INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.json (JSON Lines) or .parquet documents, any of "
-              "them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
+INPUT_HELP = ("UTF-8 text files (one document per line), .jsonl/.ndjson/.json (JSON Lines) or .parquet documents, "
+              "any of them compressed (.gz, .bz2, .xz, .zst), globs (quoted or not) or directories (their files, "
               "recursively)")
 #: --text-column's default: the field or column of JSON Lines and parquet documents.
 DEFAULT_TEXT_COLUMN = "text"
@@ -149,9 +149,52 @@ def add_engine_options(p: argparse.ArgumentParser, verb: str, work: str, engine_
                    help=f"with --engine ray: 'auto', HOST:PORT or ray://HOST:PORT joins a running cluster for "
                         f"the {work} (refused at once if nothing answers there); default: start a new local one "
                         "(--num-proc CPUs), whatever RAY_ADDRESS says")
-    p.add_argument("--max-retries", type=retries_int, default=DEFAULT_MAX_RETRIES,
+    # default None, so that giving it without --engine ray is refused (check_engine_options)
+    p.add_argument("--max-retries", type=retries_int, default=None,
                    help="with --engine ray: reruns of a task whose worker process or node died (killed, out of "
-                        "memory, crashed, lost) before the run fails with exit status 1 (default %(default)s)")
+                        "memory, crashed, lost) before the run fails with exit status 1 "
+                        f"(default {DEFAULT_MAX_RETRIES})")
+
+
+def refuse_without(needed: str, present: bool, given: dict[str, bool]) -> None:
+    """Refuse options that only apply with ``needed`` (another option, or a kind of input) when
+    ``present`` is False: they would do nothing, silently.
+
+    Args:
+        needed: what the options need, as the user would add it ("--engine ray", "--counts").
+        present: whether ``needed`` holds.
+        given: {option as typed: whether the user gave it}.
+
+    Raises:
+        ValueError: one line naming every option given and ``needed``.
+
+    Example:
+        >>> refuse_without("--lookup", False, {"--sandhi": False})
+    """
+    flags = [flag for flag, used in given.items() if used]
+    if flags and not present:
+        names = ", ".join(flags)
+        raise ValueError(f"{names} appl{'y' if len(flags) > 1 else 'ies'} only with {needed}: add {needed} "
+                         f"or drop {names}")
+
+
+def check_engine_options(args: argparse.Namespace, num_proc_here: bool = False) -> None:
+    """--ray-address and --max-retries refused without --engine ray (:func:`refuse_without`),
+    and --num-proc with --ray-address on Ray (it sizes the local cluster a run starts, and a
+    joined cluster has its own), unless ``num_proc_here`` (the command also counts here with
+    it); then ``args.max_retries`` is the number of retries Ray gets (default
+    :data:`~hf_greedtok.defaults.DEFAULT_MAX_RETRIES`).
+
+    Raises:
+        ValueError: one line naming the options.
+    """
+    refuse_without("--engine ray", args.engine == "ray",
+                   {"--ray-address": args.ray_address is not None, "--max-retries": args.max_retries is not None})
+    if args.engine == "ray" and args.ray_address is not None and args.num_proc is not None and not num_proc_here:
+        raise ValueError("--num-proc sets the CPUs of the local Ray cluster a run starts; with --ray-address the "
+                         "run joins a cluster with CPUs of its own: drop --num-proc or --ray-address")
+    if args.max_retries is None:
+        args.max_retries = DEFAULT_MAX_RETRIES
 
 
 def add_corpus_options(p: argparse.ArgumentParser, max_length_help: str) -> None:

@@ -45,7 +45,11 @@ def run(args: argparse.Namespace) -> int:
     from .._threads import available_cores
     from ..formats.sources import resolve_inputs
     from .inputs import check_text_column, check_uri_inputs
+    from .loading import check_exists
+    from .options import check_engine_options
 
+    check_engine_options(args)
+    check_exists(args.tokenizer)
     check_uri_inputs(args.inputs, args.engine)
     # the readers resolve the inputs again; here for --text-column's check, before any work
     text_column = check_text_column(args, resolve_inputs(args.inputs))

@@ -19,8 +19,9 @@ HELP = "train a tokenizer (GreedTok, BPE or CBPE) and save it to a new directory
 def add_arguments(t: argparse.ArgumentParser) -> None:
     """train's arguments, in the order ``--help`` lists them."""
     t.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help=f"{INPUT_HELP}, or - for standard input (local engine); with --counts: count tables "
-                        "(TSV or .parquet)")
+                   help=f"{INPUT_HELP}, or - for standard input (local engine; text lines, JSON Lines with "
+                        "--text-column); with --counts: count tables (TSV, compressed or not, or .parquet; files, "
+                        "globs or directories)")
     size = t.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", "-k", type=vocab_int,
                       help="K, the number of learned tokens: GreedTok's k, or BPE/CBPE merges (on top of the "
@@ -43,8 +44,9 @@ def _add_pipeline_options(t: argparse.ArgumentParser) -> None:
                         "vowels (base + dependent vowel signs); default bytes, for cbpe marks")
     t.add_argument("--lookup", type=local_path, help="morphology lookup table (TSV word<TAB>seg|seg, or CSV "
                                                "word,segmentation,language with +)")
-    t.add_argument("--sandhi", choices=SANDHI_POLICIES, default="skip",
-                   help="lookup entries whose segments do not spell the word: skip (default, counted) or error")
+    t.add_argument("--sandhi", choices=SANDHI_POLICIES, default=None,
+                   help="with --lookup: entries whose segments do not spell the word: skip (default, counted) or "
+                        "error")
     t.add_argument("--lookup-language", help="with a CSV lookup: keep only rows of this language")
     t.add_argument("--min-frequency", type=count_int, default=None,
                    help="minimum count-weighted candidate (GreedTok, default 1) or pair (BPE, default 0) frequency")
@@ -54,7 +56,9 @@ def _add_pipeline_options(t: argparse.ArgumentParser) -> None:
                    help="byte level: the split regex; gpt4-marks (default: GPT-4's split whose letter runs keep "
                         "their combining marks, as o200k's do, so Devanagari and other Indic words are not cut at "
                         "every vowel sign; on text without marks it is gpt4), gpt4 (cl100k's), gpt2, o200k "
-                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words)")
+                        "(GPT-4o's) or whitespace (the GreedTok paper's space-delimited words); with --superwords, "
+                        "the split of its word-level stage (the chunks' splits, superwords and superwords-digits, are "
+                        "given as --superwords [--digits-in-chunks])")
     t.add_argument("--normalizer", default=None, choices=NORMALIZERS,
                    help="Unicode normalization; default NFC for marks/vowels units or with a lookup, else none")
 
@@ -69,7 +73,7 @@ def _add_special_token_options(t: argparse.ArgumentParser) -> None:
 
 
 def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
-    """The options only GreedTok uses (BPE and CBPE refuse them, except --num-threads)."""
+    """The options only GreedTok uses (BPE and CBPE refuse them)."""
     t.add_argument("--mode", choices=MODES, default=None,
                    help="default encoder of a saved GreedTok tokenizer (default: optimal, the fewest tokens "
                         "for every word; cover is the paper's Algorithm 4)")
@@ -111,14 +115,19 @@ def run(args: argparse.Namespace) -> int:
     from ..formats.manifest import TOKENIZER
     from ..normalizers import normalizer_from_name
     from ..word_counts import resolve_corpus
-    from .inputs import check_counts_options, check_text_column, check_uri_inputs
+    from .inputs import check_counts_options, check_text_column, check_uri_inputs, stdin_kind
+    from .options import check_engine_options, refuse_without
     from .output import refuse_existing, write_output
 
     out: Path = args.output
+    check_engine_options(args)
+    refuse_without("--lookup", args.lookup is not None,
+                   {"--sandhi": args.sandhi is not None, "--lookup-language": args.lookup_language is not None})
     refuse_existing(args, TOKENIZER)
     check_counts_options(args)
     # the corpus, resolved and checked before any work (count tables are read by their own reader)
-    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local")
+    args.input_kinds = None if args.counts else resolve_corpus(args.inputs, stdin=args.engine == "local",
+                                                               stdin_kind=stdin_kind(args))
     args.text_column = check_text_column(args, args.input_kinds or {})
     check_uri_inputs(args.inputs, args.engine)
     named = {"bos_token": args.bos_token, "eos_token": args.eos_token, "pad_token": args.pad_token}
@@ -169,7 +178,8 @@ def _load_lookup(args: argparse.Namespace, normalizer):
         return None
     from ..indic.lookup import MorphLookup
 
-    lookup = MorphLookup.load(args.lookup, sandhi=args.sandhi, language=args.lookup_language,
+    lookup = MorphLookup.load(args.lookup, **({} if args.sandhi is None else {"sandhi": args.sandhi}),
+                              language=args.lookup_language,
                               normalizer=None if normalizer is None else normalizer.form)
     if not lookup.entries:
         st = lookup.stats
@@ -239,7 +249,9 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
 
 
 def _check_superword_options(args: argparse.Namespace, units: str) -> None:
-    """ValueError for options --superwords cannot take (or --word-tokens without it)."""
+    """ValueError for options --superwords cannot take, or those of superword training without
+    it (--word-tokens, --digits-in-chunks, --chunk-budget-mb, a --pattern of chunks)."""
+    from ..formats.count_table import count_flags
     if not args.superwords:
         if args.word_tokens is not None:
             raise ValueError("--word-tokens is the word-level stage of --superwords; add --superwords")
@@ -247,6 +259,13 @@ def _check_superword_options(args: argparse.Namespace, units: str) -> None:
             raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
         if args.chunk_budget_mb is not None:
             raise ValueError("--chunk-budget-mb bounds the chunk stage of --superwords; add --superwords")
+        if args.pattern is not None and find_split(args.pattern).spans_words:
+            # word-level GreedTok on chunks would report per chunk what it calls per word, and is
+            # --superwords --word-tokens 0 under another name
+            flags = count_flags(args.pattern)
+            raise ValueError(f"--pattern {args.pattern} is the chunk split of superword training: give {flags} "
+                             f"instead (--word-tokens 0 trains on the chunks alone); a table `count --pattern "
+                             f"{args.pattern}` wrote is read with {flags} too")
         return
     refused = [flag for flag, used in (("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
                                        (f"--units {units}", units != "bytes")) if used]
@@ -360,19 +379,20 @@ def _training_tokens_per_word(tok, wc, info: dict, num_threads: Optional[int]) -
 
 def _train_bpe(args, units, normalizer, lookup, specials, named):
     """Train BPE or CBPE (HF tokenizers' trainer); returns the folder writer and the summary line."""
-    from transformers import PreTrainedTokenizerFast
-
-    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
-    from ..trainers.cbpe import CBPETrainer
-
     only_greedtok = [flag for flag, used in (
         ("--pin", args.pin), ("--candidates", args.candidates), ("--bpe-candidates", args.bpe_candidates),
-        ("--mode", args.mode is not None), ("--superwords", args.superwords),
+        ("--mode", args.mode is not None), ("--num-threads", args.num_threads is not None),
+        ("--superwords", args.superwords),
         ("--word-tokens", args.word_tokens is not None), ("--digits-in-chunks", args.digits_in_chunks),
         ("--chunk-budget-mb", args.chunk_budget_mb is not None), ("--max-memory", args.max_memory is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")
+    from transformers import PreTrainedTokenizerFast      # after the refusals, which need none of it
+
+    from ..hf.tokenization_greedtok import MorphLookupTokenizerFast
+    from ..trainers.cbpe import CBPETrainer
+
     trainer = CBPETrainer(num_merges=args.vocab_size, vocab_size=args.total_vocab_size, units=units,
                           lookup=lookup, normalizer=normalizer, special_tokens=specials,
                           min_frequency=args.min_frequency or 0, pattern=args.pattern or DEFAULT_SPLIT,

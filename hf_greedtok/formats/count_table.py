@@ -46,6 +46,7 @@ final name, and the temporary it leaves is removed by the next write of the same
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ from ..normalizers import FORMS as NORMALIZER_FORMS
 from ..normalizers import UnicodeNormalizer
 from ..pre_tokenizers.patterns import SUPERWORDS, SUPERWORDS_DIGITS
 from ..remote import local_path, message_first_line
-from .sources import check_input_file, iter_utf8_lines
+from .sources import check_input_file, iter_utf8_lines, table_files
 
 if TYPE_CHECKING:
     from .._chunk_table import ChunkTable
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
 _UNWRITABLE = ("\t", "\n", "\r", "\0")
 #: How a TSV table's first line, its record, begins; the JSON object after it is :func:`pipeline_record`'s.
 TSV_HEADER = "# hf-greedtok count table "
+#: A first line that names the TSV columns (as a spreadsheet or ``pandas.to_csv`` writes them): skipped.
+TSV_COLUMN_NAMES = ["word", "count"]
 #: The parquet schema metadata key of a table's record (the same JSON object).
 PARQUET_KEY = b"hf_greedtok"
 
@@ -260,11 +263,11 @@ def table_record(path: Union[str, os.PathLike]) -> Optional[dict]:
         record = metadata.get(PARQUET_KEY)
         return None if record is None else _parse_record(str(p), None, record.decode("utf-8", "replace"))
     try:
-        with open(p, encoding="utf-8", errors="replace") as f:
-            first = f.readline()
-    except OSError:
-        return None                # missing or unreadable: the row reader names the problem
-    first = first.lstrip("\ufeff").rstrip("\r\n")
+        with contextlib.closing(iter_utf8_lines(p)) as lines:      # decompressed, as the rows are
+            first = next(lines, (1, ""))[1]
+    except CorpusError:
+        return None                # missing, unreadable or not UTF-8: the row reader names the problem
+    first = first.rstrip("\r\n")
     if not first.startswith(TSV_HEADER) or "\t" in first:
         return None
     return _parse_record(str(p), 1, first[len(TSV_HEADER):])
@@ -434,12 +437,15 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     :func:`hf_greedtok.word_counts.read_count_tables` reads them (same checks and errors),
     without pre-tokenization.
 
-    A table is either TSV, one ``word<TAB>count`` entry per line (``n`` its line; blank lines
-    skipped), or parquet (:func:`is_parquet_table`), with columns ``word`` (string) and
-    ``count`` (any integer type), other columns ignored, as ``hf-greedtok count -o
-    TABLE.parquet`` writes it (``n`` its row, from 1). In TSV, a count is written in ASCII
-    digits only: a sign, spaces, ``_`` separators or another script's digits (all accepted by
-    ``int``) are errors, and a byte order mark opening a file is dropped.
+    ``paths`` are expanded as INPUTs are (:func:`~hf_greedtok.formats.sources.table_files`: a
+    directory or a glob is its files). A table is either TSV, one ``word<TAB>count`` entry per
+    line (``n`` its line; blank lines skipped, and a first line ``word<TAB>count`` naming the
+    columns), compressed or not (``.gz``, ``.bz2``, ``.xz``, ``.zst``: read decompressed), or
+    parquet (:func:`is_parquet_table`), with columns ``word`` (string) and ``count`` (any integer
+    type), other columns ignored, as ``hf-greedtok count -o TABLE.parquet`` writes it (``n`` its
+    row, from 1). In TSV, a count is written in ASCII digits only: a sign, spaces, ``_``
+    separators or another script's digits (all accepted by ``int``) are errors, and a byte order
+    mark opening a file is dropped.
 
     Within one file each word is listed once: a word listed again is an error naming both
     places (the table was probably concatenated or edited by hand, and adding the counts
@@ -447,13 +453,13 @@ def iter_count_tables(paths: Sequence[Union[str, os.PathLike]]) -> Iterator[tupl
     are combined.
 
     Raises:
-        CorpusError: a missing file or a URI, a TSV line without exactly one tab, a count that is not an
+        CorpusError: a missing file or a URI, standard input, a TSV line without exactly one tab, a count that is not an
             integer >= 1, an empty word, a NUL character, invalid UTF-8, a word listed twice in
             one file (file and line or row given); a parquet file that cannot be read as parquet
             or lacks a string ``word`` or integer ``count`` column, or a null in either (file named).
         ImportError: a parquet table without pyarrow installed.
     """
-    for p in map(local_path, paths):
+    for p in map(local_path, table_files(paths)):
         parquet = is_parquet_table(p)
         unit = "row" if parquet else "line"
         from .._chunk_table import ChunkTable     # native, with numpy: only when a table is read
@@ -489,6 +495,8 @@ def _tsv_table_rows(p: Path) -> Iterator[tuple[int, str, int]]:
             raise CorpusError(source, line, f"expected 'word<TAB>count', found {len(row)} "
                                             "tab-separated fields")
         word, count_text = row
+        if line == 1 and row == TSV_COLUMN_NAMES:
+            continue                    # a spreadsheet's or pandas' header line, not an entry
         if not (count_text.isascii() and count_text.isdigit()):
             raise CorpusError(source, line, f"count {count_text!r} is not an integer in ASCII "
                                             "digits 0-9 (no sign, spaces, separators or other "

@@ -8,7 +8,7 @@ files, recursively), a URI or ``-`` (standard input, where the caller allows it)
 its name (:func:`input_kind`), under a compression suffix (``.gz``, ``.bz2``, ``.xz``: the
 standard library; ``.zst``: the ``zstandard`` package), so ``x.jsonl.gz`` is JSON Lines:
 
-* ``.jsonl``/``.json``: JSON Lines, one document per line, its text in the field
+* ``.jsonl``/``.ndjson``/``.json``: JSON Lines, one document per line, its text in the field
   ``text_column`` (a dotted path such as ``meta.body`` reaches a nested field);
 * ``.parquet``: one document per row (the column ``text_column``, dotted for a struct field);
 * anything else: UTF-8 text, one document per line, each keeping its line end (``"\\n"``, or
@@ -26,6 +26,7 @@ import codecs
 import contextlib
 import glob
 import gzip
+import io
 import json
 import lzma
 import os
@@ -47,6 +48,8 @@ _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")   # an undecodable byte under erro
 _SURROGATE = re.compile("[\ud800-\udfff]")       # a lone surrogate, as a JSON escape can give
 
 KINDS = ("text", "json", "parquet")
+#: The suffixes of JSON Lines inputs (under a compression suffix, case-insensitive).
+JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 #: The INPUT that names standard input (read as UTF-8 text lines).
 STDIN = "-"
 #: Compression suffixes an input may carry, and what reads them.
@@ -77,17 +80,21 @@ def check_input_file(path: Path) -> None:
 
 def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
     """(line number, line with its end) of a UTF-8 file, streamed; lines end at \\n, \\r\\n or
-    \\r, and a byte order mark opening the file is dropped when ``strip_bom``.
+    \\r, and a byte order mark opening the file is dropped when ``strip_bom``. A compressed
+    file (:data:`COMPRESSIONS`) is read decompressed, as every input is (:func:`read_blocks`).
 
     Invalid bytes are decoded as lone surrogates (``surrogateescape``) and reported on their
     own line: strict decoding of buffered blocks fails at the block, not at the line.
 
     Raises:
-        CorpusError: not a regular file, or invalid UTF-8 (file, line and byte given).
+        CorpusError: not a regular file, invalid UTF-8 (file, line and byte given), damaged
+            compressed data.
+        ImportError: a ``.zst`` file without the zstandard package.
     """
     p = local_path(path)
     check_input_file(p)
-    with open(p, encoding="utf-8", errors="surrogateescape", newline="") as f:
+    binary = open(p, "rb") if compression(p) is None else io.BufferedReader(_BlockStream(str(p)))
+    with io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="") as f:
         for k, text in enumerate(f, 1):
             bad = _ESCAPED_BYTE.search(text)
             if bad:
@@ -96,6 +103,30 @@ def iter_utf8_lines(path: Union[str, os.PathLike], *, strip_bom: bool = True) ->
             if k == 1 and strip_bom and text.startswith(_BOM):
                 text = text[1:]
             yield k, text
+
+
+class _BlockStream(io.RawIOBase):
+    """A readable binary stream of an input's bytes as :func:`read_blocks` gives them
+    (decompressed), for readers that take a file object."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self._blocks = read_blocks(path)
+        self._rest = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._rest:
+            block = next(self._blocks, None)
+            if block is None:
+                return 0
+            self._rest = memoryview(block)
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
 
 
 def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
@@ -225,7 +256,7 @@ def input_kind(path: Union[str, os.PathLike]) -> str:
     suffix = compression(name)
     if suffix:
         name = name[:-len(suffix)]
-    if name.endswith((".jsonl", ".json")):
+    if name.endswith(JSON_SUFFIXES):
         return "json"
     if name.endswith(".parquet"):
         return "parquet"
@@ -258,12 +289,55 @@ def _decompression_errors() -> tuple:
     return errors
 
 
+#: How much of an input :func:`input_head` reads (and keeps, of standard input).
+HEAD_BYTES = 1 << 14
+# (standard input's buffer, its first bytes read by input_head (None: not read), how many of
+# them read_blocks has served (-1: it reads standard input with none kept))
+_stdin_head: list = [None, None, 0]
+
+
+def _stdin_buffer() -> BinaryIO:
+    """Standard input's bytes; the head kept when sniffing is forgotten if stdin was replaced."""
+    stream = sys.stdin.buffer
+    if _stdin_head[0] is not stream:
+        _stdin_head[:] = [stream, None, 0]
+    return stream
+
+
+class _StdinReader:
+    """Standard input read from its start: the bytes :func:`input_head` read first, then the rest."""
+
+    def read(self, size: int) -> bytes:
+        stream = _stdin_buffer()
+        head, served = _stdin_head[1], _stdin_head[2]
+        if head is None:
+            _stdin_head[2] = -1
+        elif served < len(head):
+            _stdin_head[2] = served + min(size, len(head) - served)
+            return head[served:_stdin_head[2]]
+        return stream.read(size)
+
+
+def input_head(path: str, size: int = HEAD_BYTES) -> bytes:
+    """An input's first bytes (at most ``size``, decompressed, :func:`read_blocks`), to tell what
+    it holds; standard input's are kept and read again by :func:`read_blocks`, so the input
+    loses nothing. Raises as ``read_blocks``."""
+    if path != STDIN:
+        return next(read_blocks(path, size), b"")
+    stream = _stdin_buffer()
+    if _stdin_head[1] is None:
+        if _stdin_head[2]:
+            raise ValueError("standard input was read already")
+        _stdin_head[1] = stream.read(size)
+    return _stdin_head[1][:size]
+
+
 @contextlib.contextmanager
 def _raw_stream(path: str) -> Iterator[BinaryIO]:
     """The undecoded bytes of a local file, a URI (pyarrow's filesystems, as Ray Data reads one)
-    or standard input (``-``, left open)."""
+    or standard input (``-``, left open; from its start, :func:`input_head` or not)."""
     if path == STDIN:
-        yield sys.stdin.buffer
+        yield _StdinReader()
     elif is_uri(path):
         from pyarrow import fs
         filesystem, inner = fs.FileSystem.from_uri(path)
@@ -390,23 +464,56 @@ def _folder_files(folder: str) -> list[str]:
     return sorted(found)
 
 
-def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False) -> dict[str, list[str]]:
+def _expand(item: str, absolute: bool = True) -> Iterator[tuple[str, str]]:
+    """(kind, file) of one INPUT that is not ``-`` (see :func:`resolve_inputs`), local files
+    checked (and made absolute with ``absolute``)."""
+    if is_uri(item) or (glob.has_magic(item) and os.path.isfile(item)):    # a file named "a[1].txt"
+        files = [item]
+    elif glob.has_magic(item):
+        matches = sorted(glob.glob(item, recursive=True))
+        files = [f for m in matches for f in (_folder_files(m) if os.path.isdir(m) else [m])]
+        if not files:
+            raise CorpusError(item, None, "no file matches this pattern")
+    elif os.path.isdir(item):
+        files = _folder_files(item)
+        if not files:
+            raise CorpusError(item, None, "a directory with no input file in it (names starting with . or _ "
+                                          "are skipped)")
+    else:
+        files = [item]
+    for f in files:
+        kind = input_kind(f)
+        if not is_uri(f):
+            check_input_file(Path(f))
+            if kind == "parquet" and compression(f):
+                raise CorpusError(f, None, "a compressed parquet file: parquet compresses its own pages; "
+                                           "decompress it first")
+            f = os.path.abspath(f) if absolute else f
+        yield kind, f
+
+
+def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = False,
+                   stdin_kind: str = "text") -> dict[str, list[str]]:
     """{kind: [files]} of the INPUT arguments, in the order given; kinds with no file are left
     out. Every command and engine turns its INPUTs into files here.
 
     An INPUT is a file, a glob (``*``, ``?``, ``[``, ``**``; its matches sorted, quoted or
     not), a directory (its files, recursively, sorted; names starting with ``.`` or ``_``
-    skipped), a URI (passed through unchecked) or, with ``stdin``, ``-``: standard input, read
-    as text. A file's kind: :func:`input_kind`.
+    skipped), a URI (passed through unchecked) or, with ``stdin``, ``-``: standard input, of
+    kind ``stdin_kind`` (it has no name to tell it by). A file's kind: :func:`input_kind`.
 
     Args:
         stdin: whether ``-`` may name standard input (commands that stream it on this machine).
+        stdin_kind: "text" (lines) or "json" (JSON Lines; the CLI: when ``--text-column`` is given).
 
     Raises:
         CorpusError: an empty list, a glob or directory with no file, a missing or non-regular
             file, a compressed parquet file, ``-`` where standard input is not read (or given
             twice) (named, before any work).
+        ValueError: a ``stdin_kind`` other than "text" or "json".
     """
+    if stdin_kind not in ("text", "json"):
+        raise ValueError(f"stdin_kind must be 'text' or 'json', got {stdin_kind!r}")
     if not inputs:
         raise CorpusError("inputs", None, "no input files given")
     out: dict[str, list[str]] = {}
@@ -415,34 +522,33 @@ def resolve_inputs(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = F
             if not stdin:
                 raise CorpusError(STDIN, None, "standard input is read by `count` and `train` on the local engine "
                                                "only; give files")
-            if STDIN in out.get("text", []):
+            if any(STDIN in files for files in out.values()):
                 raise CorpusError(STDIN, None, "standard input given twice")
-            out.setdefault("text", []).append(STDIN)
+            out.setdefault(stdin_kind, []).append(STDIN)
             continue
-        if is_uri(item) or (glob.has_magic(item) and os.path.isfile(item)):    # a file named "a[1].txt"
-            files = [item]
-        elif glob.has_magic(item):
-            matches = sorted(glob.glob(item, recursive=True))
-            files = [f for m in matches for f in (_folder_files(m) if os.path.isdir(m) else [m])]
-            if not files:
-                raise CorpusError(item, None, "no file matches this pattern")
-        elif os.path.isdir(item):
-            files = _folder_files(item)
-            if not files:
-                raise CorpusError(item, None, "a directory with no input file in it (names starting with . or _ "
-                                              "are skipped)")
-        else:
-            files = [item]
-        for f in files:
-            kind = input_kind(f)
-            if not is_uri(f):
-                check_input_file(Path(f))
-                if kind == "parquet" and compression(f):
-                    raise CorpusError(f, None, "a compressed parquet file: parquet compresses its own pages; "
-                                               "decompress it first")
-                f = os.path.abspath(f)
+        for kind, f in _expand(item):
             out.setdefault(kind, []).append(f)
     return out
+
+
+def table_files(inputs: Sequence[Union[str, os.PathLike]]) -> list[str]:
+    """The files of count-table INPUTs (``--counts``), in the order given: files, globs and
+    directories expanded as :func:`resolve_inputs` expands them (every file under a directory
+    is a table), checked before any reading.
+
+    Raises:
+        CorpusError: as :func:`resolve_inputs`; ``-``: tables are read from files only.
+    """
+    if not inputs:
+        raise CorpusError("inputs", None, "no count table given")
+    files = []
+    for item in map(str, inputs):
+        if item == STDIN:
+            raise CorpusError("standard input", None, "count tables are read from files (a table is read more "
+                                                      "than once): save it to a .tsv file and give its path; text "
+                                                      "on standard input is counted without --counts")
+        files += [f for _, f in _expand(item, absolute=False)]
+    return files
 
 
 def single_kind(kinds: dict[str, list[str]]) -> tuple[str, list[str]]:
@@ -620,6 +726,16 @@ def _arrow_field(fields: dict, path: str) -> Optional[list]:
     return None
 
 
+def _is_text_type(arrow_type) -> bool:
+    """Whether an arrow column of this type holds text: string, large_string, string_view (pyarrow
+    16+), or a dictionary of one of these (pandas' categoricals, Spark's dictionary pages)."""
+    import pyarrow as pa
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return (pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
+            or getattr(pa.types, "is_string_view", lambda t: False)(arrow_type))
+
+
 def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequence[int]]) -> Iterator[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -632,7 +748,7 @@ def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequenc
         raise CorpusError(path, None, f"no column {text_column!r} (columns: {schema.names}; choose it with "
                                       f"--text-column / text_column, a dotted path for a struct field){hint}")
     kind = chain[-1].type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not _is_text_type(kind):
         raise CorpusError(path, None, f"column {text_column!r} holds {kind}, not text")
     meta = pf.metadata
     first_rows = [0]
@@ -646,4 +762,6 @@ def _parquet_documents(path: str, text_column: str, row_groups: Optional[Sequenc
         if column.null_count:
             nulls = column.is_null().to_pylist()
             raise CorpusError(path, None, f"row {row + nulls.index(True)}: {text_column!r} is null, not text")
+        if not pa.types.is_string(kind):        # the same strings, from every string layout
+            column = column.cast(pa.large_string())
         yield from column.to_pylist()

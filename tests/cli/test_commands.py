@@ -226,3 +226,94 @@ def test_count_splits_like_train_and_refuses_a_pattern_for_metaspace_units(tmp_p
     err = capsys.readouterr().err
     assert "--pattern gpt4 is a byte-level split" in err and "Traceback" not in err
     assert not (tmp_path / "m.tsv").exists()
+
+
+# ------------------------------------------------------------ options that would do nothing
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "{text}", "-o", "{out}.tsv", "--ray-address", "auto"],
+     "--ray-address applies only with --engine ray: add --engine ray or drop --ray-address"),
+    (["tokenize", "{text}", "{text}", "-o", "{out}", "--max-retries", "3"],
+     "--max-retries applies only with --engine ray: add --engine ray or drop --max-retries"),
+    (["hierarchical", "{text}", "{text}", "-k", "5", "-o", "{out}", "--engine", "local", "--max-retries", "1"],
+     "--max-retries applies only with --engine ray"),
+    (["train", "{text}", "-k", "5", "-o", "{out}", "--sandhi", "error"],
+     "--sandhi applies only with --lookup: add --lookup or drop --sandhi"),
+    (["train", "{text}", "-k", "5", "-o", "{out}", "--lookup-language", "hi", "--sandhi", "skip"],
+     "--sandhi, --lookup-language apply only with --lookup: add --lookup or drop --sandhi, --lookup-language"),
+    (["train", "{text}", "-k", "5", "-o", "{out}", "--algorithm", "bpe", "--num-threads", "2"],
+     "--num-threads: GreedTok options, not used by --algorithm bpe"),
+    (["train", "{table}", "--counts", "-k", "5", "-o", "{out}", "--encoding-errors", "replace"],
+     "--encoding-errors replace: options of reading and counting text, not used with --counts"),
+    (["train", "{table}", "--counts", "-k", "5", "-o", "{out}", "--num-proc", "2"],
+     "--num-proc: options of reading and counting text, not used with --counts"),
+    (["compare", "{text}", "-k", "5", "-o", "{out}", "--no-sentencepiece"],
+     "--no-sentencepiece applies only with --eval or --holdout-fraction"),
+    (["count", "{text}", "-o", "{out}.tsv", "--engine", "ray", "--ray-address", "auto", "--num-proc", "2"],
+     "--num-proc sets the CPUs of the local Ray cluster a run starts; with --ray-address the run joins a cluster "
+     "with CPUs of its own: drop --num-proc or --ray-address"),
+])
+def test_an_option_that_would_do_nothing_is_refused_in_one_line(argv, message, tmp_path, capsys):
+    text, table = tmp_path / "a.txt", tmp_path / "t.tsv"
+    text.write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
+    table.write_text("the\t5\ncat\t3\n", encoding="utf-8")
+    names = {"text": text, "table": table, "out": tmp_path / "out"}
+    assert main([a.format(**names) for a in argv] + ["--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hf-greedtok {argv[0]}: error: ") and message in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "t.tsv"]
+
+
+@pytest.mark.parametrize("command", ["count", "tokenize", "train", "hierarchical"])
+def test_max_retries_defaults_to_three_on_ray(command):
+    from hf_greedtok.cli import _parser
+    from hf_greedtok.cli.options import check_engine_options
+    tokenizer = ["DIR"] if command == "tokenize" else []
+    size = ["-k", "5"] if command in ("train", "hierarchical") else []
+    args = _parser().parse_args([command, *tokenizer, "a.txt", *size, "-o", "out", "--engine", "ray"])
+    assert args.max_retries is None          # not given: told apart from --max-retries 3
+    check_engine_options(args)
+    assert args.max_retries == 3
+
+
+# ------------------------------------------------------------ messages that name the real problem
+
+@pytest.mark.parametrize("command", ["encode", "evaluate", "tokenize"])
+@pytest.mark.parametrize("name", ["nonexist", "nonexist.json"])
+def test_a_tokenizer_that_is_not_there_is_named_so(command, name, tmp_path, capsys):
+    text = tmp_path / "a.txt"
+    text.write_text("hello\n", encoding="utf-8")
+    rest = {"encode": ["hello"], "evaluate": [str(text)], "tokenize": [str(text), "-o", str(tmp_path / "ids")]}
+    assert main([command, str(tmp_path / name), *rest[command]]) == 2
+    assert capsys.readouterr().err == f"hf-greedtok {command}: error: {tmp_path / name}: no such file or directory\n"
+
+
+def test_a_closed_standard_output_ends_the_command_quietly(tmp_path):
+    """`hf-greedtok evaluate ... --json | head -c 10`: the reader is gone before the command
+    writes; Unix tools stop without a message (141 = 128 + SIGPIPE), not "error: Broken pipe"."""
+    import os
+    text = tmp_path / "a.txt"
+    text.write_text("hello world\n" * 20, encoding="utf-8")
+    assert main(["train", str(text), "-k", "5", "-o", str(tmp_path / "tok"), "--quiet"]) == 0
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        run = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "encode", str(tmp_path / "tok"), "hello world"],
+                             stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert (run.returncode, run.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("command", ["encode", "evaluate"])
+@pytest.mark.parametrize("name", ["tok", "tok/tokenizer.json"])
+def test_pattern_is_refused_where_the_tokenizer_has_its_own_split(command, name, tmp_path, capsys):
+    """--pattern is a tiktoken file's split: a tokenizer.json ignored it silently."""
+    text = tmp_path / "a.txt"
+    text.write_text("hello world\n" * 20, encoding="utf-8")
+    assert main(["train", str(text), "-k", "5", "-o", str(tmp_path / "tok"), "--algorithm", "bpe", "--quiet"]) == 0
+    capsys.readouterr()
+    rest = {"encode": ["hello"], "evaluate": [str(text), "--quiet"]}[command]
+    assert main([command, str(tmp_path / name), *rest, "--pattern", "gpt2"]) == 2
+    assert capsys.readouterr().err == (f"hf-greedtok {command}: error: --pattern applies to .tiktoken files; "
+                                       f"{tmp_path / name}: a folder or a tokenizer.json has its own split\n")

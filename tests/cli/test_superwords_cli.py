@@ -81,6 +81,10 @@ def test_train_superwords_on_two_scripts_keeps_the_word_level_tokens_of_the_smal
     (["--digits-in-chunks"], "--digits-in-chunks changes the chunks of --superwords; add --superwords"),
     (["--superwords", "--pattern", "superwords-digits"], "--digits-in-chunks: superwords-digits"),
     (["--superwords", "--digits-in-chunks", "--algorithm", "bpe"], "--digits-in-chunks"),
+    # word-level GreedTok on chunks reported its per-chunk figures as per word
+    (["--pattern", "superwords"], "--pattern superwords is the chunk split of superword training: give "
+                                  "--superwords instead (--word-tokens 0 trains on the chunks alone)"),
+    (["--pattern", "superwords-digits"], "give --superwords --digits-in-chunks instead"),
 ])
 def test_bad_combinations_exit_2_and_write_nothing(extra, message, tmp_path, capsys):
     out = tmp_path / "out"

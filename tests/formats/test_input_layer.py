@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 from input_kinds import (COMMANDS, KIND_NAMES, crlf, documents, kinds_fixture, run, stdin_bytes,
@@ -108,8 +109,34 @@ def test_a_dotted_text_column_reaches_a_parquet_struct_field(tmp_path):
 
 
 def test_the_kind_is_the_name_under_the_compression_suffix():
-    assert [input_kind(n) for n in ("a.jsonl.gz", "a.JSON.xz", "a.parquet", "a.txt.zst", "a.bz2", "-")] == \
-        ["json", "json", "parquet", "text", "text", "text"]
+    assert [input_kind(n) for n in ("a.jsonl.gz", "a.JSON.xz", "a.ndjson", "a.NDJSON.gz", "a.parquet", "a.txt.zst",
+                                    "a.bz2", "-")] == \
+        ["json", "json", "json", "json", "parquet", "text", "text", "text"]
+
+
+def test_ndjson_documents_are_json_lines(kinds, tmp_path):
+    """.ndjson was read as text: each line's raw JSON counted as words."""
+    [jsonl] = kinds["jsonl"].inputs
+    ndjson = tmp_path / "docs.ndjson"
+    ndjson.write_bytes(Path(jsonl).read_bytes())
+    assert resolve_inputs([ndjson]) == {"json": [str(ndjson)]}
+    assert list(read_documents(str(ndjson), input_kind(ndjson), "text")) == documents()
+
+
+@pytest.mark.parametrize("column_type", ["dictionary", "string_view", "large_string"])
+def test_a_parquet_text_column_of_any_string_layout_is_text(column_type, tmp_path):
+    """pandas' categoricals are written as dictionary<values=string>; string_view and
+    large_string are strings too (they were "not text")."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    docs = ["one doc\n", "two doc\n", "one doc\n"]
+    column = {"dictionary": lambda: pa.array(docs).dictionary_encode(),
+              "string_view": lambda: pa.array(docs, pa.string_view()),
+              "large_string": lambda: pa.array(docs, pa.large_string())}[column_type]()
+    path = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"text": column}), path)
+    assert column_type in str(pq.read_schema(path).field("text").type)
+    assert list(read_documents(str(path), "parquet", "text")) == docs
 
 
 # ------------------------------------------------------------------ refusals, one line each
@@ -284,3 +311,86 @@ def test_read_range_refuses_a_file_that_shrank_since_it_was_planned(tmp_path):
     path.write_bytes(b"line\n" * 10)
     with pytest.raises(CorpusError, match="changed while it was read"):
         read_range(str(path), start, end)
+
+
+# ------------------------------------------------------------ standard input, told apart as files are
+
+def test_standard_input_with_text_column_is_json_lines(kinds, reference, tmp_path, capsys):
+    [jsonl] = kinds["jsonl"].inputs
+    with stdin_bytes(Path(jsonl).read_bytes()):
+        got = run("count", kinds["jsonl"]._replace(inputs=["-"], options=["--text-column", "text"]), tmp_path,
+                  "local", capsys)
+    assert without_source(got) == reference["count", "lf"]
+
+
+@pytest.mark.parametrize("command", ["count", "train"])
+@pytest.mark.parametrize("held, message", [
+    ("jsonl", "standard input: looks like JSON Lines (a JSON object on its first line), and is read as text lines: "
+              "give --text-column FIELD (e.g. --text-column text) to read its documents' field"),
+    ("table", "standard input: looks like a count table (word<TAB>count lines), not text: save it to a .tsv file and "
+              "give that to `train --counts`"),
+    ("bare table", "standard input: looks like a count table (word<TAB>count lines), not text: save it to a .tsv "
+                   "file and give that to `train --counts`"),
+    ("named table", "standard input: looks like a count table (word<TAB>count lines), not text: save it to a .tsv "
+                    "file and give that to `train --counts`"),
+])
+def test_standard_input_that_is_not_text_is_refused_as_a_file_would_be(command, held, message, kinds, tmp_path,
+                                                                        capsys):
+    """It was counted as text lines, exit 0."""
+    data = {"jsonl": Path(kinds["jsonl"].inputs[0]).read_bytes(),
+            "table": b'# hf-greedtok count table {"split": "gpt4-marks"}\n the\t12\n cat\t3\n',
+            "bare table": b"the\t12\ncat\t3\n",
+            "named table": b"word\tcount\nthe\t12\n"}[held]
+    out = {"count": ["-o", tmp_path / "c.tsv"], "train": ["-k", "5", "-o", tmp_path / "t"]}[command]
+    with stdin_bytes(data):
+        assert refusal([command, "-", *out, "--num-proc", "1"], capsys) == f"hf-greedtok {command}: error: {message}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_counts_from_standard_input_are_refused_in_one_line(tmp_path, capsys):
+    """`train - --counts` said "-: no such file"."""
+    with stdin_bytes(b"the\t12\ncat\t3\n"):
+        assert refusal(["train", "-", "--counts", "-k", "5", "-o", tmp_path / "t"], capsys) == (
+            "hf-greedtok train: error: standard input: count tables are read from files (a table is read more than "
+            "once): save it to a .tsv file and give its path; text on standard input is counted without --counts")
+
+
+# ------------------------------------------------------------ count tables, read through the same layer
+
+def test_a_table_reads_the_same_compressed_in_a_directory_or_with_a_column_header(kinds, tmp_path):
+    """.tsv.gz said "invalid UTF-8", a directory "is a directory", a first line word<TAB>count
+    "count 'count' is not an integer"."""
+    from hf_greedtok.word_counts import read_count_tables
+    assert main(["count", *kinds["txt"].inputs, "-o", str(tmp_path / "c.tsv"), "--quiet"]) == 0
+    table = (tmp_path / "c.tsv").read_bytes()
+    assert table.startswith(b"# hf-greedtok count table ")    # its split recorded: read as written
+    (tmp_path / "c.tsv.gz").write_bytes(gzip.compress(table))
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "part.tsv").write_bytes(table)
+    entries = table.split(b"\n", 1)[1]
+    (tmp_path / "named.tsv").write_bytes(b"word\tcount\n" + entries)
+    def read(path, **options):
+        return read_count_tables([path], ByteLevel("gpt4-marks"), **options)     # count's split
+    want = read(tmp_path / "c.tsv")
+    assert read(tmp_path / "c.tsv.gz") == want and read(tmp_path / "tables") == want
+    assert read(tmp_path / "named.tsv", prefix_space=False) == want
+
+
+def test_a_directory_of_tables_is_its_tables_and_a_compressed_parquet_one_is_refused(tmp_path, capsys):
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "a.tsv").write_text("the\t5\n", encoding="utf-8")
+    (tmp_path / "tables" / "b.tsv").write_text("the\t2\ncat\t3\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    from hf_greedtok.word_counts import read_count_tables
+    assert read_count_tables([tmp_path / "tables"], ByteLevel()) == {" the": 7, " cat": 3}
+    assert refusal(["train", tmp_path / "empty", "--counts", "-k", "5", "-o", tmp_path / "t"], capsys).endswith(
+        "empty: a directory with no input file in it (names starting with . or _ are skipped)")
+    (tmp_path / "t.parquet.gz").write_bytes(gzip.compress(b"PAR1"))
+    assert refusal(["train", tmp_path / "t.parquet.gz", "--counts", "-k", "5", "-o", tmp_path / "t"],
+                   capsys).endswith("a compressed parquet file: parquet compresses its own pages; decompress it first")
+
+
+def test_a_text_file_with_a_column_header_is_a_count_table_too(tmp_path, capsys):
+    table = tmp_path / "words.tsv"
+    table.write_text("word\tcount\nthe\t12\n", encoding="utf-8")
+    assert "looks like a count table" in refusal(["count", table, "-o", tmp_path / "c.tsv"], capsys)

@@ -53,9 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from ...pre_tokenizers import ByteLevel
     from ...word_counts import check_learnable, count_words
     from ..inputs import corpus_counts
+    from ..options import refuse_without
     from ..output import refuse_existing, write_output
 
     held_out = bool(args.eval) or args.holdout_fraction is not None
+    refuse_without("--eval or --holdout-fraction", held_out, {"--no-sentencepiece": args.no_sentencepiece})
     if held_out:
         _check_held_out_args(args)
     refuse_existing(args, COMPARE)

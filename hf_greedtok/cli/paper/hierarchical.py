@@ -14,7 +14,7 @@ HELP = ("paper Section 5.4: GreedTok per corpus, then a final run whose candidat
 def add_arguments(h: argparse.ArgumentParser) -> None:
     """hierarchical's arguments, in the order ``--help`` lists them."""
     h.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="one file per domain (at least two): text, .jsonl/.json or .parquet, compressed or not")
+                   help="one file per domain (at least two): text, .jsonl/.ndjson/.json or .parquet, compressed or not")
     h.add_argument("--vocab-size", "-k", type=vocab_int, required=True, help="k of every local run and of the final run")
     add_engine_options(h, "", "per-domain runs", engine_help="run the per-domain GreedTok runs: local (here, in "
                                                              "turn, default) or ray (one Ray task each)")
@@ -31,8 +31,10 @@ def run(args: argparse.Namespace) -> int:
     from ...hf.folder import save_greedtok_folder
     from ...pre_tokenizers import ByteLevel
     from ..inputs import corpus_counts
+    from ..options import check_engine_options
     from ..output import refuse_existing, write_output
 
+    check_engine_options(args, num_proc_here=True)      # the domains are counted here
     if len(args.inputs) < 2:
         raise ValueError("hierarchical training needs at least two INPUT files (one per domain)")
     refuse_existing(args, HIERARCHICAL)

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ...experiments.tsr import read_parallel, read_texts, tsr_report
     from ...vocabularies import load_vocabulary
     from ...formats.manifest import TSR
+    from ..loading import check_pattern_applies
     from ..output import refuse_existing, write_output
 
     named = _named_texts(args.text or ())
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         check_plotting_available()
     text = read_parallel(args.parallel) if args.parallel else read_texts(named)
     vocabularies = [load_vocabulary(v, pattern=args.pattern) for v in args.vocabularies]
+    check_pattern_applies(args.pattern, args.vocabularies)       # each one found: not a missing one's message
     names = [v.name for v in vocabularies]
     if len(set(names)) != len(names):
         raise ValueError(f"two vocabularies have the same name: {names}; rename a file or folder")
