@@ -79,7 +79,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="node-loss-"))
     files = make_inputs(work, args.en_lines, args.hi_lines, args.repeat)
     assert cli(["train", *files["txt"][:2], "-k", "500", "-o", str(work / "tok"), "--quiet"]) == 0
-    markers = {"count": {"txt": "_count_text_file", "jsonl": "_count_document_file",
+    markers = {"count": {"txt": "_count_text_range", "jsonl": "_count_document_file",
                          "parquet": "_count_document_file"},
                "tokenize": {kind: "_tokenize_file" for kind in files}}
     plan = [(c, k) for c in ("count", "tokenize") for k in ("txt", "jsonl", "parquet")]

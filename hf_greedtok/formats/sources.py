@@ -393,7 +393,7 @@ def read_bytes(path: str) -> bytes:
 def line_ranges(path: str, size: Optional[int] = None) -> list[tuple[int, int, int]]:
     """Byte ranges of a text file that split it between tasks: (start, end, number of the
     range's first line), in file order, each about ``size`` bytes and cut right after a
-    ``"\n"`` (a line longer than ``size`` stays whole in its range), so the ranges' lines, read
+    ``"\\n"`` (a line longer than ``size`` stays whole in its range), so the ranges' lines, read
     by :func:`read_range` and cut by :func:`text_lines`, are the file's lines as
     :func:`text_chunks` gives them, numbered alike. Planning reads the file once (counting line
     ends). A compressed file, a URI, standard input or a file of at most ``size`` bytes is one

@@ -361,7 +361,7 @@ def test_tokenize_checks_everything_before_any_work(slices, tmp_path, capsys):
     out = tmp_path / "out"
     cases = [
         ([str(folder / "cover"), files[0], str(tmp_path / "nope.txt")], "nope.txt: no such file"),
-        ([str(tmp_path / "no-tokenizer"), files[0]], "no-tokenizer: not a folder"),
+        ([str(tmp_path / "no-tokenizer"), files[0]], "no-tokenizer: no such file or directory"),
         ([str(folder / "cover"), files[0], str(tmp_path / "d.jsonl")], "different kinds"),
     ]
     (tmp_path / "d.jsonl").write_text('{"text": "x"}\n')

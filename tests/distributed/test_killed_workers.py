@@ -179,7 +179,7 @@ def test_a_counting_task_killed_mid_run_is_rerun_and_the_counts_stay_exact(clust
     from hf_greedtok.distributed import count_words_distributed
     from hf_greedtok.word_counts import count_words_in_files
     _, files = shards
-    with Killer("_count_text_file", times=1) as killer:
+    with Killer("_count_text_range", times=1) as killer:
         got = count_words_distributed(files, ByteLevel(), show_progress=False)
     assert len(killer.killed) == 1, "no counting task was caught running"
     assert got == count_words_in_files(files, ByteLevel(), num_proc=1, show_progress=False)
@@ -234,7 +234,7 @@ def test_a_document_task_killed_mid_file_is_rerun_and_the_ids_stay_exact(cluster
 def test_a_count_whose_workers_always_die_fails_clearly(cluster, shards):
     from hf_greedtok.distributed import WorkerLostError, count_words_distributed
     _, files = shards
-    with Killer("_count_text_file") as killer, \
+    with Killer("_count_text_range") as killer, \
             pytest.raises(WorkerLostError, match=r"counting: a Ray worker process died on 1 attempts \(max_retries=0\)"):
         count_words_distributed(files, ByteLevel(), max_retries=0, show_progress=False)
     assert len(killer.killed) >= 1

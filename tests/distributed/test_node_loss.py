@@ -69,7 +69,7 @@ def small_pieces(monkeypatch):
     monkeypatch.setattr(sources, "PIECE_BYTES", 100_000)
 
 
-TASKS = {"count": {"txt": "_count_text_file", "jsonl": "_count_document_file", "parquet": "_count_document_file"},
+TASKS = {"count": {"txt": "_count_text_range", "jsonl": "_count_document_file", "parquet": "_count_document_file"},
          "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")}}
 
 

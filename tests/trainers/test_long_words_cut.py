@@ -128,8 +128,8 @@ def test_every_counter_counts_the_pieces(split, tmp_path):
     assert count_words_in_files([path], pre, num_proc=1, show_progress=False) == want
     # the Ray counter's task body (run here without Ray): the same worker function
     pytest.importorskip("pyarrow")
-    from hf_greedtok.distributed.counting import _count_text_file
-    *parts, _ = _count_text_file(str(path), 1, pre, None, "strict")
+    from hf_greedtok.distributed.counting import _count_text_range
+    *parts, _ = _count_text_range(str(path), 0, -1, 1, 1, pre, None, "strict")     # the whole file, one partition
     assert dict(zip(*(parts[0].column(c).to_pylist() for c in ("word", "count")))) == want
 
 
