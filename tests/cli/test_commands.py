@@ -299,7 +299,8 @@ def test_a_closed_standard_output_ends_the_command_quietly(tmp_path):
     os.close(reader)
     try:
         run = subprocess.run([sys.executable, "-m", "hf_greedtok.cli", "encode", str(tmp_path / "tok"), "hello world"],
-                             stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120)
+                             stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120,
+                             cwd=tmp_path)     # the installed package, not the checkout's sources
     finally:
         os.close(writer)
     assert (run.returncode, run.stderr) == (141, "")
