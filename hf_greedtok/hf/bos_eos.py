@@ -23,8 +23,6 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from .pipeline import template_post_processor
 
-FLAGS = ("add_bos_token", "add_eos_token")
-
 
 def token_content(value) -> Optional[str]:
     """A config's special token: a string, transformers' AddedToken dict ({"content": ...}) or

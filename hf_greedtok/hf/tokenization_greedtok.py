@@ -381,6 +381,8 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
         training settings (:func:`hf_greedtok.trainers.recorded.recorded_trainer`): a superword
         tokenizer is retrained by :class:`~hf_greedtok.trainers.superwords.GreedTokSuperwordTrainer`
         with its curriculum, a word-level one by GreedTok with its longest token and frequency floor.
+        The new tokenizer keeps this one's special tokens, BOS/EOS template, tokens added by
+        ``add_tokens`` (after the learned ones), chat template and other settings.
 
         Args:
             text_iterator: texts, or batches (lists) of texts, as for other fast tokenizers.
@@ -390,9 +392,6 @@ class GreedTokTokenizerFast(_CustomStepBackend, PreTrainedTokenizerFast):
             length: ignored (progress is shown by the word counter).
             new_special_tokens: extra special tokens for the new tokenizer.
             special_tokens_map: renames {old special token: new one}.
-
-        The new tokenizer keeps this one's special tokens, BOS/EOS template, added tokens
-        (``add_tokens``, after the learned ones), chat template and other settings.
             **kwargs: trainer options that replace the recorded ones (``max_token_length``,
                 ``min_frequency``, ``show_progress``; superwords: ``word_tokens``, ...), and
                 ``num_proc``, the counting processes.
