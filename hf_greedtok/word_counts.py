@@ -378,10 +378,9 @@ _TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
 _JSON_OBJECT_START = re.compile(r'\s*\{\s*"')
 
 
-def _head_lines(path: str) -> list[str]:
+def _head_lines(head: bytes) -> list[str]:
     """The non-blank lines of an input's first bytes (:func:`~hf_greedtok.formats.sources.input_head`),
     the last one left out if the read cut it."""
-    head = input_head(path)
     lines = head.decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")
     if len(head) == HEAD_BYTES:
         lines.pop()                 # cut by the read
@@ -394,9 +393,10 @@ def looks_like_count_table(path: str) -> bool:
     integer: at least two lines, or one after a first line ``word<TAB>count`` naming the
     columns. Such a file is a count table given as text. ``path`` may be ``-`` (standard
     input, which loses nothing)."""
-    if input_head(path).removeprefix(codecs.BOM_UTF8).startswith(TSV_HEADER.encode()):
+    head = input_head(path)
+    if head.removeprefix(codecs.BOM_UTF8).startswith(TSV_HEADER.encode()):
         return True
-    lines = _head_lines(path)
+    lines = _head_lines(head)
     if lines and lines[0].rstrip("\r").split("\t") == TSV_COLUMN_NAMES:
         return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines[1:])
     return len(lines) >= 2 and all(_TABLE_LINE.fullmatch(line) for line in lines)
@@ -406,13 +406,14 @@ def looks_like_json_lines(path: str) -> bool:
     """Whether an input's first line is a JSON object (a line too long to read whole: one that
     opens an object with a key): JSON Lines, told by its content where the input has no name
     to tell it by (standard input)."""
-    lines = _head_lines(path)
+    head = input_head(path)
+    lines = _head_lines(head)
     if lines:
         try:
             return isinstance(json.loads(lines[0]), dict)
         except ValueError:
             return False
-    text = input_head(path).decode("utf-8", errors="replace").lstrip("\ufeff")
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     return bool(text.strip()) and bool(_JSON_OBJECT_START.match(text))
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from .._chunk_table import ChunkTable, table_from_buffers
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
-from ..formats.sources import line_ranges, parquet_pieces, read_documents, read_range
+from ..formats.sources import read_documents, read_range, task_pieces
 from ..normalizers import UnicodeNormalizer, check_normalizer
 from ..pre_tokenizers import ByteLevel, PreTokenizer
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT
@@ -288,11 +288,10 @@ def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, 
     submissions = []
     for kind, files in kinds.items():
         for path in files:
-            if kind == "text":      # a large file in byte ranges, so that it uses every worker
-                submissions += [partial(_submit, count_text, path, *piece, parts, pre, norm, encoding_errors)
-                                for piece in line_ranges(path)]
-                continue
-            for row_groups in (parquet_pieces(path) if kind == "parquet" else [None]):
-                submissions.append(partial(_submit, count_docs, path, kind, row_groups, parts, pre, norm, text_column,
-                                           encoding_errors))
+            for piece in task_pieces(path, kind):     # a large text file in byte ranges: it uses every worker
+                if kind == "text":
+                    submissions.append(partial(_submit, count_text, path, *piece, parts, pre, norm, encoding_errors))
+                else:
+                    submissions.append(partial(_submit, count_docs, path, kind, piece, parts, pre, norm, text_column,
+                                               encoding_errors))
     return submissions

@@ -48,7 +48,7 @@ from ..atomic import is_temporary_of
 from ..defaults import DEFAULT_MAX_RETRIES
 from ..errors import CorpusError
 from ..formats.dataset import DATASET_MANIFEST, TokenizedDataset, read_summary, write_part
-from ..formats.sources import (line_ranges, parquet_pieces, read_documents, read_range, resolve_inputs, single_kind,
+from ..formats.sources import (read_documents, read_range, resolve_inputs, single_kind, task_pieces,
                                text_lines)
 from ..hf.folder_encoder import FolderEncoder
 from ..hf.tokenize_local import DEFAULT_BATCH_SIZE, check_job, check_options, tokenize_local
@@ -133,7 +133,7 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
     if kinds is not None:
         task = ray.remote(_tokenize_file).options(**retries)
         pieces = [(path, kind, piece) for kind, files in kinds.items() for path in files
-                  for piece in _pieces(path, kind)]
+                  for piece in task_pieces(path, kind)]
         width = max(5, len(str(len(pieces) - 1)))
         submissions = [partial(_submit, task, path, kind, piece, str(folder / f"part-{k:0{width}d}.parquet"),
                                key, text_column, encoding_errors, batch_size)
@@ -156,14 +156,6 @@ def _tokenize_on_ray(folder: Path, kinds: Optional[dict], dataset, key: tuple, t
         part = entry.name[1:].partition(".parquet.")[0] + ".parquet"      # .part-00000.parquet.<random><suffix>
         if entry.name.startswith(".part-") and is_temporary_of(entry.name, part) and entry.is_file():
             os.unlink(entry.path)
-
-
-def _pieces(path: str, kind: str) -> list:
-    """What one task of a file reads: byte ranges of a text file, runs of a parquet file's row
-    groups, a JSON Lines file whole (None)."""
-    if kind == "text":
-        return line_ranges(path)
-    return parquet_pieces(path) if kind == "parquet" else [None]
 
 
 def _submit(task, *args) -> tuple:

@@ -431,6 +431,19 @@ def line_ranges(path: str, size: Optional[int] = None) -> list[tuple[int, int, i
         raise CorpusError(str(path), None, f"cannot be read ({message_first_line(e)})") from None
 
 
+def task_pieces(path: str, kind: str) -> list:
+    """What each task of a distributed run reads of one input file of ``kind``: byte ranges of a
+    text file (:func:`line_ranges`), runs of a parquet file's row groups (:func:`parquet_pieces`),
+    a JSON Lines file whole (``[None]``). Ray's counting and tokenizing split files alike.
+
+    Raises:
+        CorpusError: as :func:`line_ranges` or :func:`parquet_pieces`.
+    """
+    if kind == "text":
+        return line_ranges(path)
+    return parquet_pieces(path) if kind == "parquet" else [None]
+
+
 def read_range(path: str, start: int, end: int) -> bytes:
     """Bytes ``start`` to ``end`` of a file, one of :func:`line_ranges`' (``end`` -1: the whole
     input, :func:`read_bytes`).
