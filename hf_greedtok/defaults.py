@@ -46,3 +46,7 @@ DEFAULT_SUPERWORD_MIN_FREQUENCY = 32
 # before it takes a sample (issue 41, hf_greedtok.trainers.chunk_sample): the three English corpora
 # (23.5 MB of text, 19.4 MB of distinct chunks) train exactly, at about 2 GB of peak memory.
 DEFAULT_CHUNK_BUDGET_MB = 20.0
+# The memory superword chunks are counted in before the counts spill to disk, in GB (10**9 bytes;
+# issue 53, hf_greedtok.chunk_spill): the chunks of about 0.6 GB of English text. With
+# --max-memory / max_memory_gb, half of that limit instead (trainers.memory_estimate).
+DEFAULT_COUNTING_TABLE_GB = 1.0

@@ -41,6 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._chunk_table import ChunkTable
+from .chunk_spill import ChunkCounts, ChunkSpiller
 from ._pretokenize import pack_words
 from ._progress import progress_bar
 from ._trainer import MAX_WORD_UNITS
@@ -259,16 +260,28 @@ def _mp_context():
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Union[Counter, ChunkTable]:
-    """The merged counts of ``fn`` over ``jobs`` (a ChunkTable when ``init_args`` ask for one)."""
-    table = init_args[-1]       # _init_worker's last argument
-    total = ChunkTable() if table else Counter()
-    add = total.merge if table else total.update
+def _total(table: bool, max_table_bytes: Optional[int]) -> Union[Counter, ChunkTable, ChunkSpiller]:
+    """Where counts are added up: a Counter, a ChunkTable, or past ``max_table_bytes`` (with
+    ``table``) a :class:`~hf_greedtok.chunk_spill.ChunkSpiller`."""
+    if not table:
+        return Counter()
+    return ChunkTable() if max_table_bytes is None else ChunkSpiller(max_table_bytes)
+
+
+def _result(total: Union[Counter, ChunkTable, ChunkSpiller]) -> Union[Counter, ChunkCounts]:
+    return total.result() if isinstance(total, ChunkSpiller) else total
+
+
+def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int,
+         total: Union[Counter, ChunkTable, ChunkSpiller]) -> None:
+    """Add the counts of ``fn`` over ``jobs`` to ``total`` (ChunkTables when ``init_args`` ask
+    for them, merged into a ChunkTable or ChunkSpiller; else Counters)."""
+    add = total.update if isinstance(total, Counter) else total.merge
     if num_proc <= 1:
         _init_worker(*init_args)
         for job in jobs:
             add(fn(job))
-        return total
+        return
     with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_pool_worker,
                              initargs=(os.getpid(), *init_args)) as pool:
         pending: deque = deque()
@@ -303,7 +316,6 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int) -> Union[Counter, 
             if manager is not None:
                 manager.join(timeout=10)
             raise
-    return total
 
 
 def _num_proc(num_proc: Optional[int]) -> int:
@@ -317,7 +329,8 @@ def _num_proc(num_proc: Optional[int]) -> int:
 def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
                          normalizer: Optional[UnicodeNormalizer] = None, *,
                          encoding_errors: str = "strict", num_proc: Optional[int] = None,
-                         show_progress: bool = True, table: bool = False) -> Union[Counter, ChunkTable]:
+                         show_progress: bool = True, table: bool = False,
+                         max_table_bytes: Optional[int] = None) -> Union[Counter, ChunkCounts]:
     """Count the pre-tokenized words of UTF-8 text files; a word (or superword chunk) longer
     than the trainer supports is counted as its :func:`cut_word` pieces.
 
@@ -329,12 +342,22 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
         num_proc: worker processes (default: all cores); small inputs are counted in-process.
         table: return a ``ChunkTable`` (the same counts, UTF-8
             back to back: a fifth of a Counter's memory for superword chunks at corpus scale).
+        max_table_bytes: with ``table``, the in-memory table's bytes; past them the counts
+            spill to disk and the result is :class:`~hf_greedtok.chunk_spill.SpilledChunks`
+            (the same counts, read partition by partition). None: no limit.
 
     Raises:
         CorpusError: a missing file, a URI (named whole; local files only), invalid UTF-8
             (strict), a NUL byte.
         ValueError: unknown encoding_errors policy.
     """
+    total = _total(table, max_table_bytes)
+    _count_files(paths, pre_tokenizer, normalizer, encoding_errors, num_proc, show_progress, total)
+    return _result(total)
+
+
+def _count_files(paths, pre_tokenizer, normalizer, encoding_errors, num_proc, show_progress, total) -> None:
+    """:func:`count_words_in_files`, adding to ``total`` (see :func:`_total`)."""
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     # a URI is named whole, not collapsed to s3:/...; "-" is standard input
@@ -348,21 +371,29 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
     procs = _num_proc(num_proc) if streamed or total_bytes >= _PARALLEL_MIN_BYTES else 1
     with progress_bar(total=None if streamed else total_bytes, unit="B", unit_scale=True, desc="counting words",
                       show=show_progress) as bar:
-        return _run(text_chunks(files, bar), _count_file_chunk,
-                    (pre_tokenizer, normalizer, encoding_errors, table), procs)
+        _run(text_chunks(files, bar), _count_file_chunk,
+             (pre_tokenizer, normalizer, encoding_errors, not isinstance(total, Counter)), procs, total)
 
 
 def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
                 normalizer: Optional[UnicodeNormalizer] = None, *, num_proc: Optional[int] = None,
-                show_progress: bool = True, source: str = "texts", table: bool = False) -> Union[Counter, ChunkTable]:
+                show_progress: bool = True, source: str = "texts", table: bool = False,
+                max_table_bytes: Optional[int] = None) -> Union[Counter, ChunkCounts]:
     """Count the pre-tokenized words of an iterable of strings (a list, a generator, a
     ``datasets`` column); each string is pre-tokenized as a whole, and a word longer than the
-    trainer supports is counted as its :func:`cut_word` pieces. ``table``: as for
-    :func:`count_words_in_files`.
+    trainer supports is counted as its :func:`cut_word` pieces. ``table``,
+    ``max_table_bytes``: as for :func:`count_words_in_files`.
 
     Raises:
         CorpusError: an item that is not a str (item index given).
     """
+    total = _total(table, max_table_bytes)
+    _count_texts(texts, pre_tokenizer, normalizer, num_proc, show_progress, source, total)
+    return _result(total)
+
+
+def _count_texts(texts, pre_tokenizer, normalizer, num_proc, show_progress, source, total) -> None:
+    """:func:`count_words`, adding to ``total`` (see :func:`_total`)."""
     procs = _num_proc(num_proc)
     if isinstance(texts, (list, tuple)):
         sample = texts[:1000]
@@ -370,7 +401,8 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
         if estimate < _PARALLEL_MIN_BYTES:
             procs = 1
     batches = _text_batches(progress_bar(texts, desc="counting words", unit=" texts", show=show_progress), source)
-    return _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", table), procs)
+    _run(batches, _count_text_batch, (pre_tokenizer, normalizer, "strict", not isinstance(total, Counter)), procs,
+         total)
 
 
 _TABLE_LINE = re.compile(r"[^\t\n]+\t[0-9]+\r?")
@@ -452,7 +484,7 @@ def resolve_corpus(inputs: Sequence[Union[str, os.PathLike]], *, stdin: bool = F
 def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer,
                  normalizer: Optional[UnicodeNormalizer] = None, *, text_column: str = "text",
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, show_progress: bool = True,
-                 table: bool = False) -> Union[Counter, ChunkTable]:
+                 table: bool = False, max_table_bytes: Optional[int] = None) -> Union[Counter, ChunkCounts]:
     """{word: count} of resolved inputs (:func:`hf_greedtok.formats.sources.resolve_inputs`):
     text files (and standard input) counted line by line in this machine's process pool
     (:func:`count_words_in_files`), then each JSON Lines and parquet file's documents
@@ -465,31 +497,21 @@ def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer
         pre_tokenizer, normalizer: the counting pipeline
             (:func:`hf_greedtok.special_tokens.counting_pipeline`).
         text_column: the documents' field or column (dotted for nested ones).
-        encoding_errors, num_proc, show_progress, table: as :func:`count_words_in_files`.
+        encoding_errors, num_proc, show_progress, table, max_table_bytes: as
+            :func:`count_words_in_files` (one limit over every input together).
 
     Raises:
         CorpusError: as :func:`count_words_in_files` and
             :func:`~hf_greedtok.formats.sources.read_documents` (file and line named).
     """
-    def parts() -> Iterator[Union[Counter, ChunkTable]]:
-        if "text" in kinds:
-            yield count_words_in_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors=encoding_errors,
-                                       num_proc=num_proc, show_progress=show_progress, table=table)
-        for kind in ("json", "parquet"):
-            for f in kinds.get(kind, []):
-                docs = read_documents(f, kind, text_column, encoding_errors)
-                yield count_words(docs, pre_tokenizer, normalizer, num_proc=num_proc, show_progress=show_progress,
-                                  source=f, table=table)
-
-    wc = None
-    for part in parts():
-        if wc is None:      # the first part is the result: a corpus of one kind is not copied
-            wc = part
-        elif table:
-            wc.merge(part)
-        else:
-            wc.update(part)
-    return wc if wc is not None else (ChunkTable() if table else Counter())
+    total = _total(table, max_table_bytes)
+    if "text" in kinds:
+        _count_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors, num_proc, show_progress, total)
+    for kind in ("json", "parquet"):
+        for f in kinds.get(kind, []):
+            docs = read_documents(f, kind, text_column, encoding_errors)
+            _count_texts(docs, pre_tokenizer, normalizer, num_proc, show_progress, f, total)
+    return _result(total)
 
 
 def read_count_tables(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTokenizer,
@@ -569,14 +591,17 @@ def count_corpus(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer: PreTok
                  normalizer: Optional[UnicodeNormalizer] = None, *, counts: bool = False,
                  encoding_errors: str = "strict", num_proc: Optional[int] = None, prefix_space: bool = True,
                  show_progress: bool = True, max_count: Optional[int] = None,
-                 table: bool = False, text_column: str = "text") -> Union[Counter, ChunkTable]:
+                 table: bool = False, text_column: str = "text",
+                 max_table_bytes: Optional[int] = None) -> Union[Counter, ChunkCounts]:
     """{word: count} of a corpus's INPUTs (:func:`resolve_corpus`, then :func:`count_inputs`:
     text, JSON Lines and parquet documents in their ``text_column``, compressed files, globs,
     directories) or, with ``counts``, of ``word<TAB>count`` tables (:func:`read_count_tables`,
-    with ``max_count``); as a ChunkTable with ``table``, else a Counter; errors as there. The
-    Python trainers' ``train(files)`` counts here, so they read files as the CLI does."""
+    with ``max_count``); as a ChunkTable with ``table`` (spilled past ``max_table_bytes`` when
+    counting text, :class:`~hf_greedtok.chunk_spill.SpilledChunks`), else a Counter; errors as
+    there. The Python trainers' ``train(files)`` counts here, so they read files as the CLI does."""
     if counts:
         return read_count_tables(paths, pre_tokenizer, normalizer, prefix_space=prefix_space, max_count=max_count,
                                  table=table)
     return count_inputs(resolve_corpus(paths), pre_tokenizer, normalizer, text_column=text_column,
-                        encoding_errors=encoding_errors, num_proc=num_proc, show_progress=show_progress, table=table)
+                        encoding_errors=encoding_errors, num_proc=num_proc, show_progress=show_progress, table=table,
+                        max_table_bytes=max_table_bytes)

@@ -422,6 +422,7 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     the memory; from text, count tables or Ray)."""
     from ..special_tokens import counting_pipeline
     from ..trainers import INT64_MAX
+    from ..trainers.memory_estimate import counting_table_bytes
     from ..word_counts import check_learnable, count_inputs, read_count_tables
 
     if args.engine == "ray":
@@ -439,6 +440,7 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     else:       # as `hf-greedtok count` counts
         wc = count_inputs(args.input_kinds, *counting_pipeline(pre, normalizer, specials),
                           text_column=args.text_column, encoding_errors=args.encoding_errors,
-                          num_proc=args.num_proc, show_progress=not args.quiet, table=args.superwords)
+                          num_proc=args.num_proc, show_progress=not args.quiet, table=args.superwords,
+                          max_table_bytes=counting_table_bytes(args.max_memory) if args.superwords else None)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
     return wc

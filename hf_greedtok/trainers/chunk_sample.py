@@ -23,11 +23,16 @@ tokens against the exact trainer, and time and memory at 25 MB to 1 GB of text.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Union
+import bisect
+import functools
+import itertools
+from fractions import Fraction
+from typing import Mapping, Optional, Union
 
 import numpy as np
 
 from .._chunk_table import ChunkTable
+from ..chunk_spill import Histogram, SpilledChunks, add_histograms, count_histogram
 
 
 @dataclass(frozen=True)
@@ -56,11 +61,21 @@ class ChunkSample:
                 "distinct_mb": round(self.distinct_bytes / 1e6, 3), "kept_mb": round(self.kept_bytes / 1e6, 3)}
 
 
-def sample_chunks(chunk_counts: Union[Mapping[str, int], ChunkTable], budget_mb: float | None) -> ChunkSample:
-    """The chunks of ``chunk_counts`` ({chunk: count >= 1}, or a :class:`ChunkTable`) stage 2
-    trains on within ``budget_mb`` MB (10**6 bytes) of distinct chunk text: all of them when they
-    fit (or the budget is None), else the threshold sample of the module's docstring at the
-    smallest m > 1 whose expected distinct bytes, sum over chunks of bytes x min(1, c / m), fit.
+def sample_chunks(chunk_counts: Union[Mapping[str, int], ChunkTable, SpilledChunks], budget_mb: float | None, *,
+                  histogram: Optional[Histogram] = None, bar=None) -> ChunkSample:
+    """The chunks of ``chunk_counts`` ({chunk: count >= 1}, a :class:`ChunkTable`, or the
+    :class:`~hf_greedtok.chunk_spill.SpilledChunks` of a corpus counted past its memory limit, or
+    any counts read through ``map_partitions`` as those are)
+    stage 2 trains on within ``budget_mb`` MB (10**6 bytes) of distinct chunk text: all of them
+    when they fit (or the budget is None), else the threshold sample of the module's docstring at
+    the smallest m > 1 whose expected distinct bytes, sum over chunks of bytes x min(1, c / m),
+    fit. Spilled counts give the sample the same counts in memory give (m depends on the counts
+    only, and each chunk's draw on its own hash), read partition by partition.
+
+    Args:
+        histogram: the partitioned counts' histogram (:func:`~hf_greedtok.chunk_spill.add_histograms`
+            of their partitions'), when the caller already read them once for it (None: read here).
+        bar: a progress bar, updated once per partition the sample reads.
 
     Example (16 bytes of distinct chunks, a budget of 10: the expected 7 + 5 x 20/m + 4 x 1/m
     bytes fit from m = 104/3; " of the" stays as it is, " in a" and " wit" are kept with
@@ -74,9 +89,21 @@ def sample_chunks(chunk_counts: Union[Mapping[str, int], ChunkTable], budget_mb:
     Raises:
         ValueError: ``budget_mb`` not positive, or a count below 1.
         OverflowError: a count above 2**63-1.
+        OSError: spilled counts whose run files cannot be read.
     """
     if budget_mb is not None and not budget_mb > 0:
         raise ValueError(f"budget_mb must be a positive number of MB, got {budget_mb!r}")
+    if hasattr(chunk_counts, "map_partitions"):       # spilled, or held by Ray's reducers
+        if histogram is None:
+            histogram = add_histograms(chunk_counts.map_partitions(count_histogram))
+        values, sizes = histogram
+        distinct = int(sizes.sum())
+        rate = 1 if budget_mb is None or distinct <= budget_mb * 1e6 else \
+            _smallest_rate(values, sizes, budget_mb * 1e6)
+        table = ChunkTable()
+        for part in chunk_counts.map_partitions(functools.partial(sampled, rate=rate), bar):
+            table.merge(part)
+        return ChunkSample(table, rate, distinct)
     if isinstance(chunk_counts, ChunkTable):
         table = chunk_counts
     else:
@@ -85,24 +112,43 @@ def sample_chunks(chunk_counts: Union[Mapping[str, int], ChunkTable], budget_mb:
     distinct = table.distinct_bytes
     if budget_mb is None or distinct <= budget_mb * 1e6:
         return ChunkSample(table, 1, distinct)
-    rate = _smallest_rate(table.sizes(), table.counts().astype(np.float64), budget_mb * 1e6)
+    rate = _smallest_rate(*count_histogram(table), budget_mb * 1e6)
     return ChunkSample(table.sampled(rate), rate, distinct)
 
 
-def _smallest_rate(sizes: np.ndarray, counts: np.ndarray, budget: float) -> float:
-    """The smallest m > 1 (to 1 part in 10**9) with sum(sizes x min(1, counts / m)) <= budget
-    (bytes): the expected distinct bytes of the sample at rate m, which fall as m grows. A
-    deterministic bisection, so every engine finds the same m for the same table."""
-    def expected(m: float) -> float:
-        return float(np.dot(sizes, np.minimum(1.0, counts / m)))
+def sampled(table: ChunkTable, rate: float) -> ChunkTable:
+    """``table``'s threshold sample at ``rate`` (itself at rate 1): what each part of
+    partitioned counts gives the sample (:meth:`ChunkTable.sampled`)."""
+    return table if rate == 1 else table.sampled(rate)
+
+
+def _smallest_rate(values: np.ndarray, sizes: np.ndarray, budget: float) -> float:
+    """The smallest m > 1 (to 1 part in 10**9) whose expected distinct bytes at rate m, sum over
+    chunks of bytes x min(1, c / m), are at most ``budget`` (bytes); from the table's
+    :func:`~hf_greedtok.chunk_spill.count_histogram` (``values``: sorted distinct counts,
+    ``sizes``: bytes of the chunks with each). The expectation falls as m grows. Each
+    comparison with the budget is exact (integers and the binary fractions m and budget are), so
+    the bisection finds the same m for the same counts however they were held or summed."""
+    counts = values.tolist()
+    below = [0]            # below[i]: sum of c x bytes over the i smallest counts, exact
+    for c, b in zip(counts, sizes.tolist()):
+        below.append(below[-1] + c * b)
+    total = int(sizes.sum())
+    at_least = [total - s for s in itertools.accumulate([0] + sizes.tolist())]   # bytes of counts[i:]
+    limit = Fraction(budget)
+
+    def over(m: float) -> bool:     # expected(m) > budget: at_least + below / m > budget
+        i = bisect.bisect_left(counts, m)       # counts[:i] are those below m
+        rate = Fraction(m)
+        return at_least[i] * rate + below[i] > limit * rate
 
     high = 2.0
-    while expected(high) > budget:
+    while over(high):
         high *= 2
-    low = high / 2      # expected(low) > budget, or low == 1 (the caller's case: all chunks do not fit)
+    low = high / 2      # over(low), or low == 1 (the caller's case: all chunks do not fit)
     while high - low > 1e-9 * high:
         mid = (low + high) / 2
-        if expected(mid) > budget:
+        if over(mid):
             low = mid
         else:
             high = mid

@@ -33,7 +33,7 @@ from ..special_tokens import check_counted_words, check_special_tokens, counting
 from ..errors import CorpusError, VocabularySizeWarning
 from ..indic.units import pack_codes, unit_codes
 from ..word_counts import always_short, count_corpus, count_words, cut_long_words
-from .memory_estimate import MemoryEstimate, reached_bytes, resident_bytes, training_bytes
+from .memory_estimate import MemoryEstimate, counting_table_bytes, reached_bytes, resident_bytes, training_bytes
 
 INT64_MAX = 2**63 - 1
 # Corpora with fewer singletons (bytes of distinct words) build in well under a second: no bar.
@@ -226,13 +226,15 @@ class GreedTokTrainer:
         source = ", ".join(map(str, files))
         wc = self._kept(count_corpus(files, *self.counting_pipeline(), counts=counts,
                                      encoding_errors=encoding_errors, num_proc=num_proc, prefix_space=prefix_space,
-                                     show_progress=self.show_progress, table=self.counts_as_table), source)
+                                     show_progress=self.show_progress, table=self.counts_as_table,
+                                     max_table_bytes=self._table_limit()), source)
         return self._fit(wc, source)
 
     def train_from_iterator(self, texts: Iterable[str], *, num_proc: Optional[int] = None) -> Tokenizer:
         """Train on an iterable of strings (each pre-tokenized as a whole)."""
         wc = self._kept(count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
-                                    show_progress=self.show_progress, table=self.counts_as_table), "iterator")
+                                    show_progress=self.show_progress, table=self.counts_as_table,
+                                    max_table_bytes=self._table_limit()), "iterator")
         return self._fit(wc, "iterator")
 
     def train_from_dataset(self, dataset, column: str = "text", *, batch_size: int = 1000,
@@ -247,7 +249,8 @@ class GreedTokTrainer:
         texts = (t for batch in dataset.iter(batch_size=batch_size) for t in batch[column])
         source = f"dataset column {column!r}"
         wc = self._kept(count_words(texts, *self.counting_pipeline(), num_proc=num_proc,
-                                    show_progress=self.show_progress, source=source, table=self.counts_as_table),
+                                    show_progress=self.show_progress, source=source, table=self.counts_as_table,
+                                     max_table_bytes=self._table_limit()),
                         source)
         return self._fit(wc, source)
 
@@ -270,6 +273,12 @@ class GreedTokTrainer:
         """
         check_counted_words(word_counts, self.special_tokens, self.normalizer, source)
         return self._fit(word_counts, source)
+
+    def _table_limit(self) -> Optional[int]:
+        """The chunk table's bytes while the ``train*`` methods count into one (past them the
+        counts spill to disk, :mod:`hf_greedtok.chunk_spill`): from ``max_memory_gb``
+        (:func:`~hf_greedtok.trainers.memory_estimate.counting_table_bytes`)."""
+        return counting_table_bytes(self.max_memory_gb) if self.counts_as_table else None
 
     def _kept(self, word_counts: Mapping[str, int], source: str):
         """What :meth:`_fit` needs of counts the ``train*`` methods made (and drop after this

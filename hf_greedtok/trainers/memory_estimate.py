@@ -28,6 +28,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..defaults import DEFAULT_COUNTING_TABLE_GB
 from ..errors import GreedTokError
 
 GB = 10**9
@@ -38,6 +39,8 @@ WINDOW_FIXED_BYTES = 100_000_000
 #: With a frequency floor (superword chunks): bytes per singleton and the fixed part.
 BYTES_PER_SINGLETON = 105
 SINGLETON_FIXED_BYTES = 150_000_000
+#: The share of a memory limit the chunk table takes while superword chunks are counted.
+COUNTING_SHARE = 0.5
 
 
 class MemoryLimitError(GreedTokError, ValueError):
@@ -135,6 +138,19 @@ def chunk_budget_check(budget_mb: float, text_bytes: int, max_memory_gb: Optiona
     raise MemoryLimitError(f"stage 2 may train on {singletons / 1e6:,.1f} MB of distinct chunks ({bound}), "
                            f"about {(now + need) / GB:.2f} GB of memory, above the memory limit of "
                            f"{max_memory_gb:g} GB (--max-memory): {advice}, or raise the limit")
+
+
+def counting_table_bytes(max_memory_gb: Optional[float]) -> int:
+    """The bytes the chunk table may take while superword chunks are counted, past which the
+    counts spill to disk (:class:`~hf_greedtok.chunk_spill.ChunkSpiller`): without a limit
+    ``DEFAULT_COUNTING_TABLE_GB``; with one, ``COUNTING_SHARE`` of it less this process's memory
+    now (the rest is for reading the spilled counts back, and training's own estimate checks the
+    training), and never below :data:`~hf_greedtok.chunk_spill.MIN_LIMIT_BYTES`."""
+    from ..chunk_spill import MIN_LIMIT_BYTES
+
+    if max_memory_gb is None:
+        return int(DEFAULT_COUNTING_TABLE_GB * GB)
+    return max(MIN_LIMIT_BYTES, int(max_memory_gb * GB * COUNTING_SHARE) - resident_bytes())
 
 
 def reached_bytes() -> int:

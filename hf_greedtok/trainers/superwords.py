@@ -40,6 +40,7 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .._chunk_table import ChunkTable
-from .._progress import note
+from .._progress import note, progress_bar
+from ..chunk_spill import add_histograms, count_histogram
 from ..core import Tokenizer
 from ..defaults import (DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY,
                         DEFAULT_WORD_TOKEN_SHARE)
@@ -191,8 +193,22 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                 named), a budget so small that the sample keeps no chunk, or what
                 :func:`~hf_greedtok.special_tokens.check_counted_words` refuses.
         """
-        if not len(chunk_counts):
+        if not chunk_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
+        if hasattr(chunk_counts, "map_partitions"):
+            words, sample = self._reduce_spilled(chunk_counts, source)
+        else:
+            words, sample = self._reduce_table(chunk_counts, source)
+        if not len(sample.table):
+            raise CorpusError(source, None, f"a chunk budget of {self.chunk_budget_mb:g} MB keeps none of the "
+                                            f"{sample.distinct_bytes:,} bytes of distinct chunks (rate "
+                                            f"{sample.rate:.4g}): raise chunk_budget_mb (--chunk-budget-mb)")
+        # per-word figures of what stage 2's objective is over: the sample's words when sampled
+        sampled = words if sample.rate == 1 else self._words_of(sample.table)
+        return SuperwordCounts(words, sample, (sum(sampled.values()), len(sampled)))
+
+    def _reduce_table(self, chunk_counts: Union[Mapping[str, int], ChunkTable], source: str) -> tuple:
+        """:meth:`reduce_counts` of counts in memory: (stage 1's words, stage 2's sample)."""
         if isinstance(chunk_counts, ChunkTable):
             table = chunk_counts        # our counters' (text or count tables): counts checked, long chunks cut
             if self.special_tokens:     # a table written by hand may hold one
@@ -207,16 +223,25 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                 table.add_counts(cut_long_words(chunk_counts, self.pre_tokenizer))
             except OverflowError as e:      # pieces of cut chunks adding up past int64
                 raise CorpusError(source, None, str(e)) from None
-        words = self._words_of(table)
-        sample = sample_chunks(table, self.chunk_budget_mb)
-        del table       # made here from a mapping: freed before the sample's words are counted
-        if not len(sample.table):
-            raise CorpusError(source, None, f"a chunk budget of {self.chunk_budget_mb:g} MB keeps none of the "
-                                            f"{sample.distinct_bytes:,} bytes of distinct chunks (rate "
-                                            f"{sample.rate:.4g}): raise chunk_budget_mb (--chunk-budget-mb)")
-        # per-word figures of what stage 2's objective is over: the sample's words when sampled
-        sampled = words if sample.rate == 1 else self._words_of(sample.table)
-        return SuperwordCounts(words, sample, (sum(sampled.values()), len(sampled)))
+        return self._words_of(table), sample_chunks(table, self.chunk_budget_mb)
+
+    def _reduce_spilled(self, counts, source: str) -> tuple:
+        """:meth:`reduce_counts` of partitioned counts (:class:`~hf_greedtok.chunk_spill.SpilledChunks`,
+        or any with its ``map_partitions``), two reads of their partitions: the words and the
+        count histogram, then the sample at the rate the histogram gives. Each partition is an
+        exact part of the table, so both are what the table in memory gives."""
+        read = functools.partial(partition_words, pattern=self.word_pre_tokenizer.native_pattern,
+                                 word_split=self.word_pre_tokenizer, special_tokens=tuple(self.special_tokens),
+                                 normalizer=self.normalizer, source=source)
+        words = ChunkTable()
+        histograms = []
+        with progress_bar(total=2 * counts.partition_count, desc="reading partitioned chunks", unit=" partitions",
+                          show=self.show_progress) as bar:
+            for part_words, histogram in counts.map_partitions(read, bar):
+                words.merge(part_words)
+                histograms.append(histogram)
+            sample = sample_chunks(counts, self.chunk_budget_mb, histogram=add_histograms(histograms), bar=bar)
+        return Counter(words.to_dict()), sample
 
     def memory_estimate(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"]) -> MemoryEstimate:
         """The estimated peak memory of training on chunk counts (or what :meth:`reduce_counts`
@@ -390,6 +415,22 @@ def default_word_tokens(k: int) -> int:
     """t when ``word_tokens`` is not given: ``DEFAULT_WORD_TOKEN_SHARE`` of the learned tokens k
     (rounded down)."""
     return int(k * DEFAULT_WORD_TOKEN_SHARE)
+
+
+def partition_words(part: ChunkTable, *, pattern: int, word_split: ByteLevel, special_tokens: tuple,
+                    normalizer, source: str) -> tuple[ChunkTable, tuple]:
+    """What superword training reads of one partition of partitioned chunk counts: its words
+    under ``word_split`` (native ``pattern`` when >= 0), as a ChunkTable, and its
+    :func:`~hf_greedtok.chunk_spill.count_histogram`; a chunk holding a special token refused
+    (:func:`~hf_greedtok.special_tokens.check_counted_words`, naming ``source``). A module
+    function so that Ray tasks run it where the partition is."""
+    if special_tokens:
+        check_counted_words(part, list(special_tokens), normalizer, source)
+    if pattern >= 0:
+        return part.words(pattern), count_histogram(part)
+    words = ChunkTable()
+    words.add_counts(chunk_words(part.to_dict(), word_split))
+    return words, count_histogram(part)
 
 
 def chunk_words(chunk_counts: Mapping[str, int], word_split: ByteLevel) -> Counter:

@@ -17,3 +17,5 @@ cdef class ChunkTable:
     cdef int64_t _add(self, const char* data, int64_t n, uint64_t h, int64_t count) except -1 nogil
     cdef int _grow(self) except -1 nogil
     cdef str _key(self, int64_t e)
+    cdef int64_t _partition_offsets(self, int bits, int64_t* off) noexcept nogil
+    cdef inline int64_t _put_record(self, int64_t e, char* out) noexcept nogil

@@ -26,8 +26,12 @@ in the same order whatever the number of workers.
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.errno cimport errno
+from libc.stdio cimport FILE, fclose, fopen, fwrite
 from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
+
+import os
 
 import numpy as np
 
@@ -45,6 +49,7 @@ cdef extern from *:
 
 cdef int64_t _INT64_MAX = 0x7FFFFFFFFFFFFFFF
 cdef uint32_t _MAX_ENTRIES = 0xFFFFFFFE     # slot values are entry + 1 in 32 bits
+cdef int64_t _WRITE_BUFFER = 1 << 22
 
 
 cdef inline int64_t _decode(const uint8_t* s, int64_t n, vector[uint32_t]& cps, vector[int64_t]& starts) noexcept nogil:
@@ -319,6 +324,196 @@ cdef class ChunkTable:
                 fv[k + 1] = at
                 cv[k] = self._counts[e]
         return text, offsets, counts
+
+    @property
+    def memory_bytes(self) -> int:
+        """The bytes the table's vectors hold now (their capacities: text, three int64 and the
+        4-byte slots per entry), what a caller bounding memory counts against its limit."""
+        return (self._text.capacity() + 8 * (self._ends.capacity() + self._counts.capacity()
+                + self._hashes.capacity()) + 4 * self._slots.size())
+
+    def reserve(self, int64_t text_bytes, int64_t entries) -> None:
+        """Hold room for ``text_bytes`` bytes of UTF-8 and ``entries`` entries, so that a table
+        filled no further never reallocates (its memory stays :attr:`memory_bytes`).
+
+        Raises:
+            ValueError: a negative size, or more than 2**32-2 entries.
+        """
+        if text_bytes < 0 or entries < 0 or entries > _MAX_ENTRIES:
+            raise ValueError(f"cannot reserve {text_bytes} bytes and {entries} entries")
+        cdef size_t slots = self._slots.size()
+        while slots < <size_t>(2 * entries):
+            slots *= 2
+        with nogil:
+            self._text.reserve(text_bytes)
+            self._ends.reserve(entries)
+            self._counts.reserve(entries)
+            self._hashes.reserve(entries)
+            if slots != self._slots.size():
+                self._slots.assign(slots // 2, 0)       # _grow doubles it and places every entry
+                self._grow()
+
+    def clear(self) -> None:
+        """Drop every entry, keeping the memory reserved (the next fill reallocates nothing)."""
+        self._text.clear()
+        self._ends.clear()
+        self._counts.clear()
+        self._hashes.clear()
+        self._slots.assign(self._slots.size(), 0)
+
+    cdef int64_t _partition_offsets(self, int bits, int64_t* off) noexcept nogil:
+        """off[0..2**bits]: where each partition's records start when written grouped by
+        partition (partition p: entries with h >> (64 - bits) = p, all of them for bits 0); the
+        records' total bytes is returned."""
+        cdef int64_t parts = 1 << bits, e, p, start = 0
+        for p in range(parts + 1):
+            off[p] = 0
+        for e in range(<int64_t>self._counts.size()):
+            p = 0 if bits == 0 else <int64_t>(self._hashes[e] >> (64 - bits))
+            off[p + 1] += 12 + self._ends[e] - start
+            start = self._ends[e]
+        for p in range(parts):
+            off[p + 1] += off[p]
+        return off[parts]
+
+    cdef inline int64_t _put_record(self, int64_t e, char* out) noexcept nogil:
+        """Writes entry e's record at ``out`` (length uint32, count int64, UTF-8: x86-64 and
+        aarch64 are little-endian, as the format); returns its size."""
+        cdef int64_t start = self._ends[e - 1] if e else 0
+        cdef uint32_t length = <uint32_t>(self._ends[e] - start)
+        memcpy(out, &length, 4)
+        memcpy(out + 4, &self._counts[e], 8)
+        memcpy(out + 12, self._text.data() + start, length)
+        return 12 + length
+
+    def partition_records(self, int bits):
+        """The entries as records grouped by hash partition: partition p holds the entries whose
+        XXH64 h has ``h >> (64 - bits)`` = p (0 for every entry when ``bits`` is 0), each in
+        table order. A record is the entry's byte length (uint32, little-endian), its count
+        (int64, little-endian) and its UTF-8; :meth:`add_records` reads them back.
+
+        Returns:
+            (bytearray of every record, int64[2**bits + 1] offsets: partition p is
+            ``records[offsets[p]:offsets[p + 1]]``).
+
+        Raises:
+            ValueError: ``bits`` outside 0..16.
+        """
+        if not 0 <= bits <= 16:
+            raise ValueError(f"bits must be in 0..16, got {bits}")
+        offsets = np.empty((1 << bits) + 1, dtype=np.int64)
+        cdef int64_t[::1] off = offsets
+        cdef int64_t e, p
+        cdef vector[int64_t] cursor
+        with nogil:
+            self._partition_offsets(bits, &off[0])
+            cursor.assign(&off[0], &off[0] + (1 << bits))
+        records = bytearray(off[1 << bits])
+        cdef char* out = NULL
+        if off[1 << bits]:
+            out = records
+        with nogil:
+            for e in range(<int64_t>self._counts.size()):
+                p = 0 if bits == 0 else <int64_t>(self._hashes[e] >> (64 - bits))
+                cursor[p] += self._put_record(e, out + cursor[p])
+        return records, offsets
+
+    def write_partition_records(self, path, int bits):
+        """Write :meth:`partition_records`' records to the new file ``path`` (its bytes are
+        exactly that bytearray's), without holding them in memory: 4 bytes per entry and a
+        4 MB buffer besides the table.
+
+        Returns:
+            int64[2**bits + 1]: the partitions' offsets in the file.
+
+        Raises:
+            ValueError: ``bits`` outside 0..16. OSError: the file cannot be created or written
+                (errno kept: a full disk is ENOSPC); a partial file is removed.
+        """
+        if not 0 <= bits <= 16:
+            raise ValueError(f"bits must be in 0..16, got {bits}")
+        cdef bytes name = os.fsencode(path)
+        offsets = np.empty((1 << bits) + 1, dtype=np.int64)
+        cdef int64_t[::1] off = offsets
+        cdef int64_t n = self._counts.size(), e, p, at = 0, size
+        cdef vector[int64_t] cursor
+        cdef vector[uint32_t] order
+        cdef vector[char] buffer
+        cdef FILE* f = fopen(name, "wb")
+        cdef int failed = 0
+        if f == NULL:
+            raise OSError(errno, os.strerror(errno), os.fsdecode(name))
+        with nogil:
+            self._partition_offsets(bits, &off[0])
+            # a counting sort of the entries by partition (entry ids; records are written in that order)
+            cursor.assign((1 << bits) + 1, 0)
+            for e in range(n):
+                p = 0 if bits == 0 else <int64_t>(self._hashes[e] >> (64 - bits))
+                cursor[p + 1] += 1
+            for p in range(1 << bits):
+                cursor[p + 1] += cursor[p]
+            order.resize(n)
+            for e in range(n):
+                p = 0 if bits == 0 else <int64_t>(self._hashes[e] >> (64 - bits))
+                order[cursor[p]] = <uint32_t>e
+                cursor[p] += 1
+            buffer.resize(_WRITE_BUFFER)
+            for p in range(n):
+                e = order[p]
+                size = 12 + self._ends[e] - (self._ends[e - 1] if e else 0)
+                if at + size > _WRITE_BUFFER:
+                    if at and fwrite(buffer.data(), 1, at, f) != <size_t>at:
+                        failed = 1
+                        break
+                    at = 0
+                    if size > _WRITE_BUFFER:
+                        buffer.resize(size)
+                at += self._put_record(e, buffer.data() + at)
+            if not failed and at and fwrite(buffer.data(), 1, at, f) != <size_t>at:
+                failed = 1
+            if fclose(f) != 0:
+                failed = 1
+        if failed:
+            code = errno
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+            raise OSError(code, os.strerror(code), os.fsdecode(name))
+        return offsets
+
+    def add_records(self, data) -> None:
+        """Add every record of ``data`` (a bytes-like buffer of :meth:`partition_records`'
+        records, back to back), equal entries summed, new ones in the buffer's order.
+
+        Raises:
+            ValueError: a record cut short or a count below 1 (the buffer is not records).
+            OverflowError: a total above 2**63-1.
+        """
+        cdef const unsigned char[::1] dv = np.frombuffer(data, dtype=np.uint8)
+        cdef int64_t size = dv.shape[0], at = 0, count
+        cdef uint32_t length
+        cdef const char* s = <const char*>&dv[0] if size else <const char*>""
+        cdef int bad = 0
+        with nogil:
+            while at < size:
+                if size - at < 12:
+                    bad = 1
+                    break
+                memcpy(&length, s + at, 4)
+                memcpy(&count, s + at + 4, 8)
+                if size - at - 12 < <int64_t>length:
+                    bad = 1
+                    break
+                if count < 1:
+                    bad = 2
+                    break
+                self._add(s + at + 12, length, hfg_xxh64(s + at + 12, length), count)
+                at += 12 + length
+        if bad == 1:
+            raise ValueError(f"chunk records cut short at byte {at} of {size}")
+        if bad == 2:
+            raise ValueError(f"a chunk record's count must be >= 1, got {count} at byte {at}")
 
     def __iter__(self):
         """The entries (str), in table order."""

@@ -82,7 +82,7 @@ def test_sums_of_counts_are_unbiased():
     # 20,000 distinct chunks per count below m: the sample's total is within 3% of the table's
     for c in (1, 3, 7):
         table = {f" the phrase {i}": c for i in range(20_000)}
-        sample = sample_chunks(table, _mb(table) / 10)
+        sample = sample_chunks(table, _mb(table) / 10.3)       # m = 10.3 c, not an integer
         assert sample.rate > c and sample.rate != int(sample.rate)
         assert abs(sum(sample.table.counts()) - c * len(table)) < 0.03 * c * len(table)
 
