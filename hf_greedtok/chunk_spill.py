@@ -33,6 +33,7 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -43,6 +44,7 @@ from typing import Callable, Iterator, Optional, TypeVar, Union
 import numpy as np
 
 from ._chunk_table import ChunkTable
+from ._process_pool import ordered_results
 
 #: Hash bits that pick a chunk's partition: 1,024 partitions, each about 1/1,024 of the
 #: distinct chunks (6 MB of them at 10 GB of English text), one in memory at a time.
@@ -89,33 +91,36 @@ class SpilledChunks:
         Raises:
             OSError: a run file that cannot be read. ValueError: a run file that is not records.
         """
-        table = ChunkTable()
-        for path, offsets in self.runs:
-            start, end = int(offsets[p]), int(offsets[p + 1])
-            if end > start:
-                with open(path, "rb") as f:
-                    f.seek(start)
-                    data = f.read(end - start)
-                if len(data) != end - start:
-                    raise ValueError(f"run file {path} is shorter than its partitions say")
-                table.add_records(data)
-        return table
+        return _read_partition(self.runs, p)
 
     def partitions(self, bar=None) -> Iterator[ChunkTable]:
         """Every partition's exact counts, in partition order (``bar``: a progress bar updated
         once per partition)."""
-        for p in range(PARTITIONS):
-            yield self.partition(p)
+        return self.map_partitions(_itself, bar, num_proc=1)
+
+    def map_partitions(self, fn: Callable[[ChunkTable], T], bar=None, num_proc: Optional[int] = None) -> Iterator[T]:
+        """``fn`` of every partition's exact counts, in partition order. What reads spilled
+        counts goes through here (the trainer's words, the count histogram, the sample), so that
+        counts held elsewhere (the Ray reducers' partitions, :mod:`hf_greedtok.distributed.counting`)
+        are read by the same functions where they are.
+
+        Args:
+            fn: a module function (or a ``functools.partial`` of one): with ``num_proc`` > 1 it
+                runs in worker processes, and its results come back pickled.
+            bar: a progress bar, updated once per partition.
+            num_proc: worker processes reading partitions, each one partition in memory at a
+                time (default: every core; 1: in this process).
+        """
+        procs = (os.cpu_count() or 1) if num_proc is None else num_proc
+        if procs <= 1:
+            results = (fn(_read_partition(self.runs, p)) for p in range(PARTITIONS))
+        else:
+            results = ordered_results(range(PARTITIONS), functools.partial(_apply, fn), procs, _set_runs,
+                                      (self.runs,))
+        for result in results:
+            yield result
             if bar is not None:
                 bar.update(1)
-
-    def map_partitions(self, fn: Callable[[ChunkTable], T], bar=None) -> Iterator[T]:
-        """``fn`` of every partition's exact counts, in partition order, one partition in memory
-        at a time. What reads spilled counts goes through here (the trainer's words, the count
-        histogram, the sample), so that counts held elsewhere (the Ray reducers' partitions,
-        :mod:`hf_greedtok.distributed.counting`) are read by the same functions where they are."""
-        for table in self.partitions(bar):
-            yield fn(table)
 
     def __iter__(self) -> Iterator[str]:
         for table in self.partitions():
@@ -139,6 +144,35 @@ class SpilledChunks:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _read_partition(runs: list, p: int) -> ChunkTable:
+    table = ChunkTable()
+    for path, offsets in runs:
+        start, end = int(offsets[p]), int(offsets[p + 1])
+        if end > start:
+            with open(path, "rb") as f:
+                f.seek(start)
+                data = f.read(end - start)
+            if len(data) != end - start:
+                raise ValueError(f"run file {path} is shorter than its partitions say")
+            table.add_records(data)
+    return table
+
+
+def _itself(table: ChunkTable) -> ChunkTable:
+    return table
+
+
+_worker_runs: list = []      # a pool worker's run files (:func:`_set_runs`), sent once per worker
+
+
+def _set_runs(runs: list) -> None:
+    _worker_runs[:] = runs
+
+
+def _apply(fn: Callable[[ChunkTable], T], p: int) -> T:
+    return fn(_read_partition(_worker_runs, p))
 
 
 ChunkCounts = Union[ChunkTable, SpilledChunks]
@@ -180,16 +214,17 @@ class ChunkSpiller:
     def _spill(self) -> None:
         if not len(self._table):
             return
-        if self._spilled is None:
-            directory = Path(tempfile.mkdtemp(prefix="hf-greedtok-chunks-", dir=self._where))
-            self._spilled = SpilledChunks(directory, [])
-        runs = self._spilled.runs
-        path = self._spilled.directory / f"run-{len(runs):05d}.bin"
         try:
+            if self._spilled is None:
+                directory = Path(tempfile.mkdtemp(prefix="hf-greedtok-chunks-", dir=self._where))
+                self._spilled = SpilledChunks(directory, [])
+            runs = self._spilled.runs
+            path = self._spilled.directory / f"run-{len(runs):05d}.bin"
             offsets = self._table.write_partition_records(path, PARTITION_BITS)
         except OSError as e:
-            raise OSError(e.errno, f"spilling chunk counts to {self._spilled.directory}: {e.strerror} (set "
-                                   "TMPDIR to a folder with more room, or raise the memory limit)") from None
+            where = self._spilled.directory if self._spilled is not None else (self._where or tempfile.gettempdir())
+            raise OSError(e.errno, f"spilling chunk counts past the memory limit to {where}: {e.strerror} (set "
+                                   "TMPDIR to a folder with room, or raise the memory limit)") from None
         runs.append((path, offsets))
         self._table.clear()
         if self._table.memory_bytes > 2 * (self.text_bytes + self.entries * _INDEX_BYTES_PER_ENTRY):

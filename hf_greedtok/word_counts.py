@@ -19,28 +19,20 @@ keeps it, would count it as text). The INPUT arguments of a corpus (globs, direc
 compressed files, ``-``) are resolved by :func:`resolve_corpus` and counted by
 :func:`count_inputs`, for ``count`` and ``train`` alike.
 
-Worker processes die with their parent: on Linux the kernel kills them when it exits
-(``PR_SET_PDEATHSIG``), and everywhere a watchdog thread in each worker exits when its parent
-changes, so a killed run never leaves workers blocked on a pipe. Results are merged in input
-order, so parallel and serial counting give the same Counter, insertion order included.
+Worker processes (:mod:`hf_greedtok._process_pool`) die with their parent. Results are merged in
+input order, so parallel and serial counting give the same Counter, insertion order included.
 """
 from __future__ import annotations
 
 import codecs
-import ctypes
 import json
-import multiprocessing
 import os
 import re
-import signal
-import sys
-import threading
-import time
-from collections import Counter, deque
-from concurrent.futures import ProcessPoolExecutor
+from collections import Counter
 from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._chunk_table import ChunkTable
+from ._process_pool import ordered_results
 from .chunk_spill import ChunkCounts, ChunkSpiller
 from ._pretokenize import pack_words
 from ._progress import progress_bar
@@ -59,8 +51,6 @@ from .pre_tokenizers.patterns import GPT4_MARKS, find_split
 from .remote import is_uri, local_path
 
 _PARALLEL_MIN_BYTES = 1 << 21   # below this, starting processes costs more than it saves
-_PR_SET_PDEATHSIG = 1           # linux/prctl.h
-_PARENT_POLL_SECONDS = 0.5
 
 
 def always_short(pre_tokenizer: PreTokenizer) -> int:
@@ -174,41 +164,6 @@ def check_learnable(word_counts, pre_tokenizer: PreTokenizer, source: str) -> No
 _state: dict = {}
 
 
-def _watch_parent(parent_pid: int) -> None:
-    while True:
-        if os.getppid() != parent_pid:
-            os._exit(1)
-        time.sleep(_PARENT_POLL_SECONDS)
-
-
-def die_with_parent(parent_pid: int, *, use_prctl: bool = True) -> None:
-    """Make this (worker) process exit when ``parent_pid`` is no longer its parent.
-
-    On Linux the kernel sends SIGKILL when the parent exits (``prctl(PR_SET_PDEATHSIG)``, via
-    ctypes); a daemon thread polling ``os.getppid()`` every 0.5 s is the fallback elsewhere
-    (and covers a parent that died before the prctl call).
-    """
-    if use_prctl and sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent_pid:
-        os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="hf-greedtok-parent-watch",
-                     daemon=True).start()
-
-
-def _init_pool_worker(parent_pid: int, *init_args) -> None:
-    # Forked workers inherit the parent's Python handlers (the CLI turns SIGTERM into an
-    # exception); a worker should just die on SIGTERM and leave Ctrl-C to the parent, which
-    # stops every worker itself.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent_pid)
-    _init_worker(*init_args)
-
-
 def _init_worker(pre_tokenizer: PreTokenizer, normalizer: Optional[UnicodeNormalizer],
                  encoding_errors: str, table: bool = False) -> None:
     _state.update(pre=pre_tokenizer, norm=normalizer, errors=encoding_errors, table=table)
@@ -255,11 +210,6 @@ def _text_batches(texts: Iterable[str], source: str) -> Iterator[tuple[str, int,
         yield source, first, batch
 
 
-def _mp_context():
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-
-
 def _total(table: bool, max_table_bytes: Optional[int]) -> Union[Counter, ChunkTable, ChunkSpiller]:
     """Where counts are added up: a Counter, a ChunkTable, or past ``max_table_bytes`` (with
     ``table``) a :class:`~hf_greedtok.chunk_spill.ChunkSpiller`."""
@@ -282,40 +232,8 @@ def _run(jobs: Iterator, fn, init_args: tuple, num_proc: int,
         for job in jobs:
             add(fn(job))
         return
-    with ProcessPoolExecutor(num_proc, mp_context=_mp_context(), initializer=_init_pool_worker,
-                             initargs=(os.getpid(), *init_args)) as pool:
-        pending: deque = deque()
-        try:
-            for job in jobs:
-                pending.append(pool.submit(fn, job))
-                if len(pending) >= 2 * num_proc:   # bounded read-ahead keeps memory flat
-                    add(pending.popleft().result())   # in input order: deterministic
-            while pending:
-                add(pending.popleft().result())
-        except BaseException:
-            # An error, Ctrl-C or SIGTERM (turned into an exception by the CLI): stop the
-            # workers now rather than letting them finish their chunks.
-            workers = list(pool._processes.values())   # no public accessor before Python 3.14
-            result_queue = pool._result_queue            # (private too; shutdown drops them)
-            manager = pool._executor_manager_thread
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in workers:
-                proc.terminate()
-            for proc in workers:
-                proc.join(timeout=5)
-            # A worker stopped while writing its result leaves half a message in the result
-            # pipe; the pool's manager thread would wait for the rest forever, and the
-            # interpreter for that thread at exit. The workers are gone: closing our own write
-            # end turns that wait into end-of-file, which the pool handles as a broken pool.
-            if result_queue is not None:
-                result_queue._writer.close()
-            # That thread then closes its wake-up pipe. Wait for it: at exit, concurrent.futures
-            # writes to every pool's wake-up pipe without the lock that close takes (CPython
-            # 3.11), and a close in between printed "OSError: [Errno 9] Bad file descriptor"
-            # with a traceback after our one-line message (seen once in the SIGTERM test).
-            if manager is not None:
-                manager.join(timeout=10)
-            raise
+    for result in ordered_results(jobs, fn, num_proc, _init_worker, init_args):
+        add(result)
 
 
 def _num_proc(num_proc: Optional[int]) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..defaults import ENCODING_ERRORS, default_normalizer
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from .options import (ENCODING_ERRORS_HELP, INPUT_HELP, NORMALIZERS, UNITS, add_engine_options, add_text_column_option,
-                      local_path, workers_int)
+                      local_path, positive_float, workers_int)
 
 HELP = ("count a corpus's words into a table that `train --counts` reads (TSV or parquet), in this process "
         "pool or on Ray")
@@ -45,6 +45,10 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
     add_engine_options(n, "count", "counting")
     n.add_argument("--num-proc", type=workers_int, default=None,
                    help="local: counting processes (default: all cores); ray: CPUs of the local cluster")
+    n.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
+                   help="with --superwords: count within about GB (10^9 bytes) of memory; past half of it the "
+                        "counts spill to disk (TMPDIR) and the table is written from there, its rows grouped by "
+                        "hash partition (default: a 1 GB in-memory table)")
     n.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
     n.add_argument("--quiet", action="store_true", help="no progress bars (Ray's included)")
 
@@ -62,9 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
     from .inputs import check_pattern, check_text_column, check_uri_inputs, stdin_kind
-    from .options import check_engine_options
+    from ..trainers.memory_estimate import counting_table_bytes
+    from .options import check_engine_options, refuse_without
 
     check_engine_options(args)
+    refuse_without("--superwords", args.superwords, {"--max-memory": args.max_memory is not None})
+    refuse_without("--engine local", args.engine == "local", {"--max-memory": args.max_memory is not None})
     kinds = resolve_corpus(args.inputs, stdin=args.engine == "local", stdin_kind=stdin_kind(args))
     text_column = check_text_column(args, kinds)
     out: Path = args.output
@@ -97,14 +104,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         wc = count_inputs(kinds, counting_pre, counting_norm, text_column=text_column,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                          show_progress=not args.quiet, table=chunks)
+                          show_progress=not args.quiet, table=chunks,
+                          max_table_bytes=counting_table_bytes(args.max_memory) if chunks else None)
     check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
     summary = write_count_table(wc, out, counting_pre, counting_norm)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
                    "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
-    print(f"{summary.occurrences + summary.omitted_occurrences:,} words, {len(wc):,} distinct, counted by the "
+    print(f"{summary.occurrences + summary.omitted_occurrences:,} words, "
+          f"{summary.words + summary.omitted_words:,} distinct, counted by the "
           f"{args.engine} engine; wrote "
           f"{summary.words:,} entries to {out}{omitted}")
     return 0

@@ -145,8 +145,10 @@ def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[
     ``.parquet`` suffix).
 
     Args:
-        counts: {word: count >= 1}, words as the counters give them (pre-tokenized), or a
-            :class:`~hf_greedtok._chunk_table.ChunkTable` of them (written from its buffer).
+        counts: {word: count >= 1}, words as the counters give them (pre-tokenized), a
+            :class:`~hf_greedtok._chunk_table.ChunkTable` of them (written from its buffer), or
+            partitioned counts (:class:`~hf_greedtok.chunk_spill.SpilledChunks`, Ray's), written
+            a partition at a time, rows grouped by partition.
         path: the table file; its folder is created.
         pre_tokenizer: the counting pre-tokenizer (required for TSV), with ``normalizer`` the
             counting pipeline (:func:`hf_greedtok.special_tokens.counting_pipeline`'s pair): its
@@ -172,28 +174,69 @@ def write_count_table(counts: Union[Mapping[str, int], ChunkTable], path: Union[
             import pyarrow.parquet as pq
         except ImportError:
             raise ImportError("writing parquet count tables needs pyarrow: pip install 'hf-greedtok[ray]'") from None
+        if hasattr(counts, "map_partitions"):
+            return _write_partitioned_parquet(counts, target, record)
         words, values = _parquet_columns(counts, pa)
         table = pa.table({"word": words, "count": values},
                          metadata=None if record is None else {PARQUET_KEY: record.encode()})
         atomic_write(target, lambda fd, tmp: pq.write_table(table, tmp))
         return TableSummary(target, len(values), sum(values.to_numpy().tolist()))
-    items = sorted_items(counts.to_dict() if _is_chunk_table(counts) else counts)
-    total = sum(c for _, c in items)
     if pre_tokenizer is None:
         raise ValueError("a TSV count table needs the counting pre_tokenizer (to check each entry reads back)")
-    lines, omitted, omitted_occ = [TSV_HEADER + record + "\n"], 0, 0
-    for word, count in items:
-        form = table_form(word, pre_tokenizer)
-        if form is None:
-            omitted += 1
-            omitted_occ += count
-        else:
-            lines.append(f"{form}\t{count}\n")
-    if items and len(lines) == 1:
-        raise OutputError(target, f"a TSV table would hold none of the {len(items):,} words (every one has a tab, "
+    parts = (counts.map_partitions(_to_dict) if hasattr(counts, "map_partitions")
+             else [counts.to_dict() if _is_chunk_table(counts) else counts])
+    lines, words, total, omitted, omitted_occ = [TSV_HEADER + record + "\n"], 0, 0, 0, 0
+    for part in parts:
+        for word, count in sorted_items(part):
+            words += 1
+            total += count
+            form = table_form(word, pre_tokenizer)
+            if form is None:
+                omitted += 1
+                omitted_occ += count
+            else:
+                lines.append(f"{form}\t{count}\n")
+    if words and len(lines) == 1:
+        raise OutputError(target, f"a TSV table would hold none of the {words:,} words (every one has a tab, "
                                   "line break or NUL, or reads back otherwise): write a .parquet table")
     atomic_write(target, "".join(lines))
     return TableSummary(target, len(lines) - 1, total - omitted_occ, omitted, omitted_occ)
+
+
+def _to_dict(table) -> dict:
+    return table.to_dict()
+
+
+def _partition_columns(table):
+    """One partition of partitioned counts as a pyarrow table (word: string, count: int64) in
+    :func:`sorted_items`' order; a module function, so Ray runs it where the partition is."""
+    import pyarrow as pa
+    words, values = _parquet_columns(table, pa)
+    return pa.table({"word": words.cast(pa.string()), "count": values})
+
+
+def _write_partitioned_parquet(counts, target: Path, record: Optional[str]) -> TableSummary:
+    """A parquet table of partitioned counts (:class:`~hf_greedtok.chunk_spill.SpilledChunks`, or
+    Ray's), written one partition at a time: its rows are grouped by partition, each group in
+    :func:`sorted_items`' order (a table that fitted in memory is in that order throughout)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    schema = pa.schema([("word", pa.string()), ("count", pa.int64())],
+                       metadata=None if record is None else {PARQUET_KEY: record.encode()})
+    rows, total = 0, 0
+
+    def fill(fd, tmp) -> None:
+        nonlocal rows, total
+        with pq.ParquetWriter(tmp, schema) as writer:
+            for part in counts.map_partitions(_partition_columns):
+                if part.num_rows:
+                    writer.write_table(part.replace_schema_metadata(schema.metadata))
+                    rows += part.num_rows
+                    total += int(pc.sum(part.column("count")).as_py())
+
+    atomic_write(target, fill)
+    return TableSummary(target, rows, total)
 
 
 # ---------------------------------------------------------------------- reading

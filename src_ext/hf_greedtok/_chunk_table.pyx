@@ -427,8 +427,8 @@ cdef class ChunkTable:
             int64[2**bits + 1]: the partitions' offsets in the file.
 
         Raises:
-            ValueError: ``bits`` outside 0..16. OSError: the file cannot be created or written
-                (errno kept: a full disk is ENOSPC); a partial file is removed.
+            ValueError: ``bits`` outside 0..16. OSError: the file exists already, or cannot be
+                created or written (errno kept: a full disk is ENOSPC); a partial file is removed.
         """
         if not 0 <= bits <= 16:
             raise ValueError(f"bits must be in 0..16, got {bits}")
@@ -439,7 +439,7 @@ cdef class ChunkTable:
         cdef vector[int64_t] cursor
         cdef vector[uint32_t] order
         cdef vector[char] buffer
-        cdef FILE* f = fopen(name, "wb")
+        cdef FILE* f = fopen(name, "wbx")     # a new file only: what fails is ours to remove
         cdef int failed = 0
         if f == NULL:
             raise OSError(errno, os.strerror(errno), os.fsdecode(name))

@@ -285,7 +285,7 @@ def _orphan_worker_parent(conn) -> None:
 
 
 def _watchdog_only(parent_pid: int) -> None:
-    from hf_greedtok.word_counts import die_with_parent
+    from hf_greedtok._process_pool import die_with_parent
     die_with_parent(parent_pid, use_prctl=False)
 
 
@@ -310,8 +310,7 @@ def test_a_worker_stopped_mid_result_does_not_hang_the_exit(tmp_path):
         import gc, os, struct, time
         from collections import Counter
         from concurrent.futures import ProcessPoolExecutor
-        from hf_greedtok import ByteLevel
-        from hf_greedtok.word_counts import _run
+        from hf_greedtok._process_pool import ordered_results
 
         def slow(job):
             time.sleep(60)
@@ -326,7 +325,8 @@ def test_a_worker_stopped_mid_result_does_not_hang_the_exit(tmp_path):
             raise KeyboardInterrupt
 
         try:
-            _run(jobs(), slow, (ByteLevel(), None, "strict"), 2)
+            for _ in ordered_results(jobs(), slow, 2):
+                pass
         except KeyboardInterrupt:
             print("interrupted", flush=True)
     """)

@@ -229,3 +229,32 @@ def test_a_missing_input_is_named_before_the_chunk_budget_is_weighed(tmp_path, c
     argv = ["train", str(missing), "--superwords", "-k", "300", "--max-memory", "0.01", "-o", str(tmp_path / "t")]
     assert main(argv) == 2
     assert capsys.readouterr().err.strip().endswith(f"{missing}: no such file")
+
+
+def test_counting_past_the_memory_limit_trains_the_same_folder_and_writes_the_same_counts(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """The chunks spill to disk past the counting limit (here 20 KB, to spill a small text); the
+    folder's files are byte for byte those of counting in memory, and the table holds the same
+    counts (its rows grouped by partition)."""
+    import pyarrow.parquet as pq
+
+    from hf_greedtok.chunk_spill import ChunkSpiller
+    from hf_greedtok.trainers import memory_estimate
+    text = corpus("en_shakespeare_milton.txt")
+    args = ["--superwords", "--vocab-size", "800", "--chunk-budget-mb", "0.1", "--quiet"]
+    assert main(["train", str(text), "-o", str(tmp_path / "memory"), *args]) == 0
+    assert main(["count", str(text), "--superwords", "-o", str(tmp_path / "memory.parquet"), "--quiet"]) == 0
+    monkeypatch.setattr(memory_estimate, "DEFAULT_COUNTING_TABLE_GB", 20e-6)
+    spills = []
+    spill = ChunkSpiller._spill
+    monkeypatch.setattr(ChunkSpiller, "_spill", lambda self: spills.append(1) or spill(self))
+    assert main(["train", str(text), "-o", str(tmp_path / "disk"), *args]) == 0
+    assert main(["count", str(text), "--superwords", "-o", str(tmp_path / "disk.parquet"), "--quiet"]) == 0
+    assert len(spills) >= 2
+    for name in ("tokenizer.json", "greedtok.json", "tokenizer_config.json"):
+        assert (tmp_path / "disk" / name).read_bytes() == (tmp_path / "memory" / name).read_bytes()
+    disk, memory = (pq.read_table(tmp_path / f"{name}.parquet") for name in ("disk", "memory"))
+    assert disk.schema.metadata == memory.schema.metadata
+    assert sorted(zip(*disk.to_pydict().values())) == sorted(zip(*memory.to_pydict().values()))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == lines[3].replace("disk.parquet", "memory.parquet") and "distinct" in lines[1]
