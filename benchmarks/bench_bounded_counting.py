@@ -82,6 +82,7 @@ def main() -> None:
     cli = shutil.which("hf-greedtok") or sys.exit("hf-greedtok is not on PATH")
     print(f"machine: {machine()}")
     work = Path(tempfile.mkdtemp(prefix="bench-bounded-")) if args.keep is None else args.keep
+    work.mkdir(parents=True, exist_ok=True)
     rows = []
     for gb in args.sizes:
         files = SIZES[gb]

@@ -45,6 +45,7 @@ import numpy as np
 
 from ._chunk_table import ChunkTable
 from ._process_pool import ordered_results
+from ._progress import note
 
 #: Hash bits that pick a chunk's partition: 1,024 partitions, each about 1/1,024 of the
 #: distinct chunks (6 MB of them at 10 GB of English text), one in memory at a time.
@@ -186,12 +187,14 @@ class ChunkSpiller:
         limit_bytes: the in-memory table's bytes (its vectors, reserved up front). A part
             larger than the whole table is still merged, and spilled at once.
         directory: where the run files' folder is made (default: ``tempfile``'s, ``TMPDIR``).
+        announce: print a line (:func:`~hf_greedtok._progress.note`) when the counts first spill.
 
     Raises:
         ValueError: ``limit_bytes`` not a positive integer.
     """
 
-    def __init__(self, limit_bytes: int, directory: Optional[Union[str, os.PathLike]] = None) -> None:
+    def __init__(self, limit_bytes: int, directory: Optional[Union[str, os.PathLike]] = None, *,
+                 announce: bool = False) -> None:
         if not isinstance(limit_bytes, int) or limit_bytes < 1:
             raise ValueError(f"limit_bytes must be a positive integer, got {limit_bytes!r}")
         self.text_bytes = int(limit_bytes * _TEXT_SHARE)
@@ -199,6 +202,8 @@ class ChunkSpiller:
         self._table = ChunkTable()
         self._table.reserve(self.text_bytes, self.entries)
         self._where = directory
+        self._limit = limit_bytes
+        self._announce = announce
         self._spilled: Optional[SpilledChunks] = None
 
     def merge(self, part: ChunkTable) -> None:
@@ -218,6 +223,9 @@ class ChunkSpiller:
             if self._spilled is None:
                 directory = Path(tempfile.mkdtemp(prefix="hf-greedtok-chunks-", dir=self._where))
                 self._spilled = SpilledChunks(directory, [])
+                if self._announce:
+                    note(f"the counted chunks passed their {self._limit / 1e9:.2f} GB of memory: counting goes on "
+                         f"with run files in {directory} (removed at the end; --max-memory raises the limit)")
             runs = self._spilled.runs
             path = self._spilled.directory / f"run-{len(runs):05d}.bin"
             offsets = self._table.write_partition_records(path, PARTITION_BITS)

@@ -210,12 +210,13 @@ def _text_batches(texts: Iterable[str], source: str) -> Iterator[tuple[str, int,
         yield source, first, batch
 
 
-def _total(table: bool, max_table_bytes: Optional[int]) -> Union[Counter, ChunkTable, ChunkSpiller]:
+def _total(table: bool, max_table_bytes: Optional[int], show_progress: bool) -> Union[Counter, ChunkTable, ChunkSpiller]:
     """Where counts are added up: a Counter, a ChunkTable, or past ``max_table_bytes`` (with
-    ``table``) a :class:`~hf_greedtok.chunk_spill.ChunkSpiller`."""
+    ``table``) a :class:`~hf_greedtok.chunk_spill.ChunkSpiller` (saying when it spills, with
+    ``show_progress``)."""
     if not table:
         return Counter()
-    return ChunkTable() if max_table_bytes is None else ChunkSpiller(max_table_bytes)
+    return ChunkTable() if max_table_bytes is None else ChunkSpiller(max_table_bytes, announce=show_progress)
 
 
 def _result(total: Union[Counter, ChunkTable, ChunkSpiller]) -> Union[Counter, ChunkCounts]:
@@ -269,7 +270,7 @@ def count_words_in_files(paths: Sequence[Union[str, os.PathLike]], pre_tokenizer
             (strict), a NUL byte.
         ValueError: unknown encoding_errors policy.
     """
-    total = _total(table, max_table_bytes)
+    total = _total(table, max_table_bytes, show_progress)
     _count_files(paths, pre_tokenizer, normalizer, encoding_errors, num_proc, show_progress, total)
     return _result(total)
 
@@ -305,7 +306,7 @@ def count_words(texts: Iterable[str], pre_tokenizer: PreTokenizer,
     Raises:
         CorpusError: an item that is not a str (item index given).
     """
-    total = _total(table, max_table_bytes)
+    total = _total(table, max_table_bytes, show_progress)
     _count_texts(texts, pre_tokenizer, normalizer, num_proc, show_progress, source, total)
     return _result(total)
 
@@ -422,7 +423,7 @@ def count_inputs(kinds: Mapping[str, Sequence[str]], pre_tokenizer: PreTokenizer
         CorpusError: as :func:`count_words_in_files` and
             :func:`~hf_greedtok.formats.sources.read_documents` (file and line named).
     """
-    total = _total(table, max_table_bytes)
+    total = _total(table, max_table_bytes, show_progress)
     if "text" in kinds:
         _count_files(kinds["text"], pre_tokenizer, normalizer, encoding_errors, num_proc, show_progress, total)
     for kind in ("json", "parquet"):
