@@ -214,14 +214,46 @@ def _init_worker(pre_tokenizer: PreTokenizer, normalizer: Optional[UnicodeNormal
     _state.update(pre=pre_tokenizer, norm=normalizer, errors=encoding_errors, table=table)
 
 
+def native_table_pattern(pre_tokenizer, normalizer: Optional[UnicodeNormalizer]) -> int:
+    """The native split id with which :meth:`ChunkTable.add_split_lines` counts lines exactly as
+    ``pre_tokenizer.pre_tokenize`` splits them, or -1 when it cannot: only a plain
+    :class:`~hf_greedtok.pre_tokenizers.ByteLevel` of a split we ship (not a subclass, not a
+    :class:`~hf_greedtok.special_tokens.SpecialSplitPreTokenizer`, which drops special tokens,
+    not Metaspace), with no normalizer, splits its text as it is."""
+    from .pre_tokenizers.byte_level import ByteLevel    # loaded by then: the workers' pipeline holds one
+    if normalizer is not None or type(pre_tokenizer) is not ByteLevel:
+        return -1
+    return pre_tokenizer.native_pattern
+
+
 def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: bool) -> Union[Counter, ChunkTable]:
+    """The counts of ``lines`` (one job) under the worker's pipeline: a Counter, or with the
+    worker's ``table`` a ChunkTable, in the order words first occur.
+
+    A table of a pipeline :func:`native_table_pattern` accepts is counted natively
+    (:meth:`ChunkTable.add_split_lines`: no str and no Counter per word), to the same counts;
+    its order is the Python path's too, except that the pieces of a word longer than
+    :func:`always_short` characters come after the job's other words (the Python path puts them
+    where the word first occurs).
+
+    Raises:
+        CorpusError: with ``per_item``, an item that is not a str (its index, from ``first_line``).
+    """
     pre, norm = _state["pre"], _state["norm"]
+    if per_item:
+        for k, line in enumerate(lines):
+            if not isinstance(line, str):
+                raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
+    pattern = native_table_pattern(pre, norm) if _state["table"] else -1
+    if pattern >= 0:
+        table = ChunkTable()
+        long = table.add_split_lines(pattern, lines, always_short(pre))
+        if long:
+            table.add_counts(cut_long_words(Counter(long), pre))
+        return table
     counts: Counter = Counter()
-    for k, line in enumerate(lines):
-        if per_item and not isinstance(line, str):
-            raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
-        words = pre.pre_tokenize(norm(line) if norm else line)
-        counts.update(words)
+    for line in lines:
+        counts.update(pre.pre_tokenize(norm(line) if norm else line))
     counts = cut_long_words(counts, pre)
     if not _state["table"]:
         return counts

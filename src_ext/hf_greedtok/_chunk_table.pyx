@@ -19,13 +19,17 @@ What superword training needs of the whole table is computed here, without the G
   table's contents only, never on the order it was counted in;
 * :meth:`ChunkTable.sizes` and :meth:`ChunkTable.counts`: arrays for choosing m.
 
+Counting itself is native too: :meth:`ChunkTable.add_split_lines` splits lines with the same
+scanners and adds each piece's UTF-8 as it is found, with no str per piece and no ``Counter``.
+
 Entries are str encoded as UTF-8 with lone surrogates kept (``surrogatepass``), so every str
 round-trips exactly. Insertion order is kept: tables merged in input order list their entries
 in the same order whatever the number of workers.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from cpython.ref cimport PyObject
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.errno cimport errno
 from libc.stdio cimport FILE, fclose, fopen, fwrite
 from libc.string cimport memcmp, memcpy
@@ -35,7 +39,16 @@ import os
 
 import numpy as np
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words
+from hf_greedtok._pretokenize cimport (PATTERN_GPT4, PATTERN_LAST, split_words, split_words_ascii,
+                                      split_words_latin1)
+from hf_greedtok._scanners cimport unit_t
+
+cdef extern from "Python.h":
+    bint PyUnicode_Check(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject*) nogil
+    int PyUnicode_KIND(PyObject*) nogil
+    void* PyUnicode_DATA(PyObject*) nogil
+    int PyUnicode_IS_ASCII(PyObject*) nogil
 
 cdef extern from "_chunk_hash.h" nogil:
     uint64_t hfg_xxh64(const void* data, size_t n)
@@ -78,6 +91,61 @@ cdef inline int64_t _decode(const uint8_t* s, int64_t n, vector[uint32_t]& cps, 
         k += 1
     starts[k] = n
     return k
+
+
+cdef struct _Line:
+    const void* data        # the str's own data: 1, 2 or 4 bytes a code point (kind)
+    int64_t length          # in code points
+    int kind
+    bint ascii
+
+
+cdef int _add_pieces(ChunkTable table, const unit_t* s, bint ascii, const vector[int64_t]& ends,
+                     int64_t long_chars, int64_t line, vector[int64_t]& longs, vector[char]& utf8) except -1 nogil:
+    """Adds to ``table`` (count 1) the UTF-8 of each piece of s[0:ends[-1]] that ends at ``ends``
+    (code point offsets), lone surrogates in their 3-byte form (as ``encode("utf-8",
+    "surrogatepass")`` writes them); a piece longer than ``long_chars`` code points is not added
+    but appended to ``longs`` as (line, start, end). ``ascii``: 1-byte units known to be ASCII,
+    which are their own UTF-8. ``utf8`` is scratch."""
+    cdef int64_t a = 0, b, k, j, m
+    cdef uint32_t c
+    cdef char* o
+    for k in range(<int64_t>ends.size()):
+        b = ends[k]
+        if b - a > long_chars:
+            longs.push_back(line)
+            longs.push_back(a)
+            longs.push_back(b)
+        elif unit_t is uint8_t and ascii:
+            table._add(<const char*>(s + a), b - a, hfg_xxh64(s + a, b - a), 1)
+        else:
+            if utf8.size() < <size_t>(4 * (b - a)):
+                utf8.resize(4 * (b - a))
+            o = utf8.data()
+            m = 0
+            for j in range(a, b):
+                c = s[j]
+                if c < 0x80:
+                    o[m] = <char>c
+                    m += 1
+                elif c < 0x800:
+                    o[m] = <char>(0xC0 | (c >> 6))
+                    o[m + 1] = <char>(0x80 | (c & 0x3F))
+                    m += 2
+                elif c < 0x10000:
+                    o[m] = <char>(0xE0 | (c >> 12))
+                    o[m + 1] = <char>(0x80 | ((c >> 6) & 0x3F))
+                    o[m + 2] = <char>(0x80 | (c & 0x3F))
+                    m += 3
+                else:
+                    o[m] = <char>(0xF0 | (c >> 18))
+                    o[m + 1] = <char>(0x80 | ((c >> 12) & 0x3F))
+                    o[m + 2] = <char>(0x80 | ((c >> 6) & 0x3F))
+                    o[m + 3] = <char>(0x80 | (c & 0x3F))
+                    m += 4
+            table._add(o, m, hfg_xxh64(o, m), 1)
+        a = b
+    return 0
 
 
 cdef class ChunkTable:
@@ -297,6 +365,83 @@ cdef class ChunkTable:
                     a = w
                 start = self._ends[e]
         return out
+
+    def add_split_lines(self, int pattern, lines, int64_t long_chars) -> list:
+        """Count the pieces of every line: each piece of the native split ``pattern`` (a
+        ``PATTERN_*`` id of :mod:`hf_greedtok._pretokenize`: the pieces
+        ``ByteLevel(split).pre_tokenize(line)`` gives) is added with count 1, as its UTF-8 (lone
+        surrogates in their 3-byte form, as :meth:`add` stores them), in the order the pieces
+        come, lines one after another, without the GIL and without a str per piece. A piece
+        longer than ``long_chars`` code points is not added: it is returned, for the caller to
+        cut (the word counters cut with ``word_counts.cut_long_words``, whose threshold is
+        ``word_counts.always_short``) and add.
+
+        Equal to adding ``Counter(p for line in lines for p in split(pattern, line))`` with
+        :meth:`add_counts`, entry order included, when no piece is long.
+
+        Args:
+            pattern: the native split's id (``ByteLevel.native_pattern``).
+            lines: a list (any iterable) of str; each is split on its own, read from the str's
+                own data (1-byte strs as they are, 2-byte ones widened to 4 bytes a code point).
+            long_chars: the longest piece (in code points, >= 0) counted here.
+
+        Returns:
+            list of str: the pieces longer than ``long_chars``, in order (repeats included).
+
+        Raises:
+            ValueError: ``pattern`` has no native scanner, or ``long_chars`` is negative.
+            TypeError: an item of ``lines`` that is not a str (its index named); nothing is added.
+            OverflowError: a count above 2**63-1, or a table past 2**32-2 entries.
+            MemoryError: the split's or the UTF-8's scratch. After either, the table holds
+                whatever was added before the error.
+        """
+        if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+            raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
+        if long_chars < 0:
+            raise ValueError(f"long_chars must be >= 0, got {long_chars}")
+        # the strs are kept alive by this tuple (a list could change in another thread while
+        # the loop below runs without the GIL)
+        cdef tuple held = tuple(lines)
+        cdef int64_t count = len(held), k, j
+        cdef vector[_Line] items
+        cdef _Line item
+        cdef PyObject* obj
+        items.resize(count)
+        for k in range(count):
+            text = held[k]
+            if not PyUnicode_Check(text):
+                raise TypeError(f"item {k} of lines is {type(text).__name__}, expected str")
+            obj = <PyObject*>text
+            item.data = PyUnicode_DATA(obj)
+            item.length = PyUnicode_GET_LENGTH(obj)
+            item.kind = PyUnicode_KIND(obj)
+            item.ascii = PyUnicode_IS_ASCII(obj)
+            items[k] = item
+        cdef vector[int64_t] ends, longs
+        cdef vector[uint32_t] wide
+        cdef vector[char] utf8
+        cdef const uint32_t* s32
+        with nogil:
+            for k in range(count):
+                item = items[k]
+                ends.clear()
+                if item.kind == 1:
+                    if item.ascii:
+                        split_words_ascii(pattern, <const uint8_t*>item.data, item.length, ends)
+                    else:
+                        split_words_latin1(pattern, <const uint8_t*>item.data, item.length, ends)
+                    _add_pieces(self, <const uint8_t*>item.data, item.ascii, ends, long_chars, k, longs, utf8)
+                else:
+                    if item.kind == 4:
+                        s32 = <const uint32_t*>item.data
+                    else:
+                        wide.resize(item.length)
+                        for j in range(item.length):
+                            wide[j] = (<const uint16_t*>item.data)[j]
+                        s32 = wide.data()
+                    split_words(pattern, s32, item.length, ends)
+                    _add_pieces(self, s32, False, ends, long_chars, k, longs, utf8)
+        return [held[longs[j]][longs[j + 1]:longs[j + 2]] for j in range(0, <int64_t>longs.size(), 3)]
 
     def sorted_parts(self):
         """The entries as a count table writes them, by count (most first), then by their text
