@@ -3,12 +3,13 @@
 A counting worker turns each job (about ``CHUNK_BYTES`` of a text file, cut after a line end)
 into lines (``text_lines``) and then into a chunk table. The Python path pre-tokenizes each line
 into a list of str, counts them in a ``Counter`` and adds that to a ``ChunkTable``; the native
-path (``ChunkTable.add_split_lines``) splits each line and adds each chunk's UTF-8 to the table
-directly. This script reads the first ``--mb`` MB of a text file into jobs (the read is not
+path decodes the job (``chunk_text``) and ``ChunkTable.add_split_text`` cuts it into lines,
+splits each and adds each chunk's UTF-8 to the table directly. This script reads the first ``--mb`` MB of a text file into jobs (the read is not
 timed), then for each path times the worker's work on every job (``_count_file_chunk``) and the
 parent's merge of the job tables, checks that both paths give the same table, and prints MB/s
-(of the input's bytes) with the load average. The lines alone (``text_lines``, which both paths
-run) are timed too, to show what is left to the split and count.
+(of the input's bytes) with the load average. What each path starts from is timed alone too
+(the Python path's lines, ``text_lines``; the native path's text, ``chunk_text``), to show what
+is left to the split and count.
 
     python benchmarks/bench_chunk_count.py                          # 100 MB, superwords
     python benchmarks/bench_chunk_count.py --mb 20 --split superwords-digits --repeat 3
@@ -26,7 +27,7 @@ from common import machine
 import hf_greedtok.word_counts as wc
 from hf_greedtok import ByteLevel
 from hf_greedtok._chunk_table import ChunkTable
-from hf_greedtok.formats.sources import CHUNK_BYTES, text_lines
+from hf_greedtok.formats.sources import CHUNK_BYTES, chunk_text, text_lines
 
 SCALE = Path(__file__).resolve().parents[1] / "benchmarks" / ".cache" / "scale" / "english_1000MB.txt"
 DEFAULT_INPUT = SCALE if SCALE.is_file() else Path("/work/main/benchmarks/.cache/scale/english_1000MB.txt")
@@ -76,22 +77,23 @@ def main() -> None:
     print(f"{machine()}\n{args.input}: first {size:.1f} MB, {len(jobs)} jobs, split {args.split}")
     print(f"load average before: {os.getloadavg()}")
     wc._init_worker(ByteLevel(args.split), None, "strict", True)
-    t0 = time.perf_counter()
-    for source, line, data in jobs:
-        text_lines(source, line, data, "strict")
-    lines = time.perf_counter() - t0
-    print(f"{'lines alone (both paths)':28s} {size / lines:7.1f} MB/s")
+    inputs = {}
+    for name, make in (("python", text_lines), ("native", chunk_text)):
+        t0 = time.perf_counter()
+        for source, line, data in jobs:
+            make(source, line, data, "strict")
+        inputs[name] = time.perf_counter() - t0
+        print(f"{make.__name__ + ' alone':28s} {size / inputs[name]:7.1f} MB/s")
     tables, works = {}, {}
     for name, native in (("python", False), ("native", True)):
         runs = [count(jobs, native) for _ in range(args.repeat)]
         tables[name], work, merge = min(runs, key=lambda r: r[1])
         works[name] = work
-        print(f"{name + ' path: workers':28s} {size / work:7.1f} MB/s ({work:.2f} s; without the lines "
-              f"{size / max(work - lines, 1e-9):.1f} MB/s), merge {merge:.2f} s, {len(tables[name]):,} chunks")
+        print(f"{name + ' path: workers':28s} {size / work:7.1f} MB/s ({work:.2f} s; without its input "
+              f"{size / max(work - inputs[name], 1e-9):.1f} MB/s), merge {merge:.2f} s, {len(tables[name]):,} chunks")
     py, nat = (tables[k].sorted_parts() for k in ("python", "native"))
     same = py[0] == nat[0] and all(np.array_equal(a, b) for a, b in zip(py[1:], nat[1:]))
-    print(f"tables equal: {same}; native workers {works['python'] / works['native']:.2f}x the Python path's speed "
-          f"({(works['python'] - lines) / max(works['native'] - lines, 1e-9):.2f}x without the lines)")
+    print(f"tables equal: {same}; native workers {works['python'] / works['native']:.2f}x the Python path's speed")
     print(f"load average after: {os.getloadavg()}")
     if not same:
         raise SystemExit("the native table differs from the Python path's")

@@ -94,28 +94,30 @@ cdef inline int64_t _decode(const uint8_t* s, int64_t n, vector[uint32_t]& cps, 
 
 
 cdef struct _Line:
-    const void* data        # the str's own data: 1, 2 or 4 bytes a code point (kind)
+    const void* data        # a str's own data from the line's start: 1, 2 or 4 bytes a code point (kind)
     int64_t length          # in code points
     int kind
-    bint ascii
+    bint ascii              # known to be ASCII (else found out, for 1-byte data)
+    int64_t item            # the str it is in: an index of the caller's strs
+    int64_t offset          # where it starts in that str, in code points
 
 
 cdef int _add_pieces(ChunkTable table, const unit_t* s, bint ascii, const vector[int64_t]& ends,
-                     int64_t long_chars, int64_t line, vector[int64_t]& longs, vector[char]& utf8) except -1 nogil:
-    """Adds to ``table`` (count 1) the UTF-8 of each piece of s[0:ends[-1]] that ends at ``ends``
-    (code point offsets), lone surrogates in their 3-byte form (as ``encode("utf-8",
-    "surrogatepass")`` writes them); a piece longer than ``long_chars`` code points is not added
-    but appended to ``longs`` as (line, start, end). ``ascii``: 1-byte units known to be ASCII,
-    which are their own UTF-8. ``utf8`` is scratch."""
+                     int64_t long_chars, const _Line& line, vector[int64_t]& longs, vector[char]& utf8) except -1 nogil:
+    """Adds to ``table`` (count 1) the UTF-8 of each piece of s[0:ends[-1]] (``line``'s code
+    points) that ends at ``ends`` (code point offsets), lone surrogates in their 3-byte form (as
+    ``encode("utf-8", "surrogatepass")`` writes them); a piece longer than ``long_chars`` code
+    points is not added but appended to ``longs`` as (item, start, end) in the line's str.
+    ``ascii``: 1-byte units known to be ASCII, which are their own UTF-8. ``utf8`` is scratch."""
     cdef int64_t a = 0, b, k, j, m
     cdef uint32_t c
     cdef char* o
     for k in range(<int64_t>ends.size()):
         b = ends[k]
         if b - a > long_chars:
-            longs.push_back(line)
-            longs.push_back(a)
-            longs.push_back(b)
+            longs.push_back(line.item)
+            longs.push_back(line.offset + a)
+            longs.push_back(line.offset + b)
         elif unit_t is uint8_t and ascii:
             table._add(<const char*>(s + a), b - a, hfg_xxh64(s + a, b - a), 1)
         else:
@@ -146,6 +148,134 @@ cdef int _add_pieces(ChunkTable table, const unit_t* s, bint ascii, const vector
             table._add(o, m, hfg_xxh64(o, m), 1)
         a = b
     return 0
+
+
+ctypedef fused str_unit:        # a str's data of any kind: 1, 2 or 4 bytes a code point
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint32_t _bits(const str_unit* t, int64_t n) noexcept nogil:
+    """The OR of the code points of t[0:n]: below 0x80 when all are ASCII, below 0x100 when all
+    are Latin-1 (an OR, unlike a max, vectorizes)."""
+    cdef uint32_t acc = 0
+    cdef int64_t j
+    for j in range(n):
+        acc |= t[j]
+    return acc
+
+
+cdef inline uint32_t _narrow(const str_unit* t, int64_t n, uint8_t* out) noexcept nogil:
+    """Copies the low byte of each code point of t[0:n] to ``out`` and returns their OR (the
+    copy is the code points when the OR is below 0x100), in one pass."""
+    cdef uint32_t acc = 0
+    cdef int64_t j
+    for j in range(n):
+        acc |= t[j]
+        out[j] = <uint8_t>t[j]
+    return acc
+
+
+cdef int _add_lines(ChunkTable table, int pattern, const vector[_Line]& lines, int64_t long_chars,
+                    vector[int64_t]& longs) except -1 nogil:
+    """:meth:`ChunkTable.add_split_lines` of ``lines`` (``pattern`` checked by the caller). A
+    line is split as the str of its code points would be: 2- and 4-byte data of code points
+    below 256 is narrowed to one byte each (and taken as ASCII when all are below 128), as
+    Python stores such a str, so the scanners' fast paths and the UTF-8 copy-free path apply."""
+    cdef vector[int64_t] ends
+    cdef vector[uint32_t] wide
+    cdef vector[uint8_t] narrow
+    cdef vector[char] utf8
+    cdef const uint8_t* s8
+    cdef const uint16_t* s16
+    cdef const uint32_t* s32
+    cdef uint8_t* out8
+    cdef uint32_t* out32
+    cdef int64_t k, j, n
+    cdef uint32_t top
+    cdef bint ascii
+    for k in range(<int64_t>lines.size()):
+        n = lines[k].length
+        ends.clear()
+        s8 = NULL
+        s32 = NULL
+        ascii = lines[k].ascii
+        # locals, not lines[k]: the byte stores below may alias anything, so the compiler
+        # would reload a struct field on every code point
+        if lines[k].kind == 1:
+            s8 = <const uint8_t*>lines[k].data
+            if not ascii:
+                ascii = _bits(s8, n) < 0x80
+        else:
+            narrow.resize(n)
+            out8 = narrow.data()
+            if lines[k].kind == 2:
+                top = _narrow(<const uint16_t*>lines[k].data, n, out8)
+            else:
+                top = _narrow(<const uint32_t*>lines[k].data, n, out8)
+            if top < 0x100:
+                s8 = out8
+                ascii = top < 0x80
+            elif lines[k].kind == 4:
+                s32 = <const uint32_t*>lines[k].data
+            else:
+                s16 = <const uint16_t*>lines[k].data
+                wide.resize(n)
+                out32 = wide.data()
+                for j in range(n):
+                    out32[j] = s16[j]
+                s32 = out32
+        if s32 == NULL:
+            if ascii:
+                split_words_ascii(pattern, s8, n, ends)
+            else:
+                split_words_latin1(pattern, s8, n, ends)
+            _add_pieces(table, s8, ascii, ends, long_chars, lines[k], longs, utf8)
+        else:
+            split_words(pattern, s32, n, ends)
+            _add_pieces(table, s32, False, ends, long_chars, lines[k], longs, utf8)
+    return 0
+
+
+cdef int _cut_lines(const str_unit* t, const _Line& whole, vector[_Line]& lines) except -1 nogil:
+    """Appends to ``lines`` the lines of ``whole`` (whose code points are t[0:whole.length]):
+    each up to and with a "\\n", the last one whatever follows the last "\\n", if anything."""
+    cdef _Line line = whole
+    cdef int64_t k, start = 0, n = whole.length
+    for k in range(n):
+        if t[k] == 0x0A or k + 1 == n:
+            line.data = <const char*>whole.data + start * whole.kind
+            line.length = k + 1 - start
+            line.offset = start
+            lines.push_back(line)
+            start = k + 1
+    return 0
+
+
+cdef _check_split(int pattern, int64_t long_chars):
+    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
+    if long_chars < 0:
+        raise ValueError(f"long_chars must be >= 0, got {long_chars}")
+
+
+cdef _Line _whole(str text, int64_t item):
+    """The line of all of ``text`` (item ``item`` of the caller's strs), read from its own data."""
+    cdef PyObject* obj = <PyObject*>text
+    cdef _Line line
+    line.data = PyUnicode_DATA(obj)
+    line.length = PyUnicode_GET_LENGTH(obj)
+    line.kind = PyUnicode_KIND(obj)
+    line.ascii = PyUnicode_IS_ASCII(obj)
+    line.item = item
+    line.offset = 0
+    return line
+
+
+cdef list _long_pieces(tuple strs, const vector[int64_t]& longs):
+    """The pieces ``longs`` records as (item, start, end) triples, sliced from ``strs``."""
+    return [strs[longs[j]][longs[j + 1]:longs[j + 2]] for j in range(0, <int64_t>longs.size(), 3)]
 
 
 cdef class ChunkTable:
@@ -382,7 +512,8 @@ cdef class ChunkTable:
         Args:
             pattern: the native split's id (``ByteLevel.native_pattern``).
             lines: a list (any iterable) of str; each is split on its own, read from the str's
-                own data (1-byte strs as they are, 2-byte ones widened to 4 bytes a code point).
+                own data (1-byte strs as they are, 2-byte ones widened to 4 bytes a code point
+                in a scratch buffer).
             long_chars: the longest piece (in code points, >= 0) counted here.
 
         Returns:
@@ -395,53 +526,49 @@ cdef class ChunkTable:
             MemoryError: the split's or the UTF-8's scratch. After either, the table holds
                 whatever was added before the error.
         """
-        if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
-            raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
-        if long_chars < 0:
-            raise ValueError(f"long_chars must be >= 0, got {long_chars}")
+        _check_split(pattern, long_chars)
         # the strs are kept alive by this tuple (a list could change in another thread while
         # the loop below runs without the GIL)
         cdef tuple held = tuple(lines)
-        cdef int64_t count = len(held), k, j
+        cdef int64_t count = len(held), k
         cdef vector[_Line] items
-        cdef _Line item
-        cdef PyObject* obj
+        cdef vector[int64_t] longs
         items.resize(count)
         for k in range(count):
             text = held[k]
             if not PyUnicode_Check(text):
                 raise TypeError(f"item {k} of lines is {type(text).__name__}, expected str")
-            obj = <PyObject*>text
-            item.data = PyUnicode_DATA(obj)
-            item.length = PyUnicode_GET_LENGTH(obj)
-            item.kind = PyUnicode_KIND(obj)
-            item.ascii = PyUnicode_IS_ASCII(obj)
-            items[k] = item
-        cdef vector[int64_t] ends, longs
-        cdef vector[uint32_t] wide
-        cdef vector[char] utf8
-        cdef const uint32_t* s32
+            items[k] = _whole(text, k)
         with nogil:
-            for k in range(count):
-                item = items[k]
-                ends.clear()
-                if item.kind == 1:
-                    if item.ascii:
-                        split_words_ascii(pattern, <const uint8_t*>item.data, item.length, ends)
-                    else:
-                        split_words_latin1(pattern, <const uint8_t*>item.data, item.length, ends)
-                    _add_pieces(self, <const uint8_t*>item.data, item.ascii, ends, long_chars, k, longs, utf8)
-                else:
-                    if item.kind == 4:
-                        s32 = <const uint32_t*>item.data
-                    else:
-                        wide.resize(item.length)
-                        for j in range(item.length):
-                            wide[j] = (<const uint16_t*>item.data)[j]
-                        s32 = wide.data()
-                    split_words(pattern, s32, item.length, ends)
-                    _add_pieces(self, s32, False, ends, long_chars, k, longs, utf8)
-        return [held[longs[j]][longs[j + 1]:longs[j + 2]] for j in range(0, <int64_t>longs.size(), 3)]
+            _add_lines(self, pattern, items, long_chars, longs)
+        return _long_pieces(held, longs)
+
+    def add_split_text(self, int pattern, str text not None, int64_t long_chars) -> list:
+        """:meth:`add_split_lines` of the lines of ``text``: cut after each "\\n" (which stays
+        in its line; the last line is what follows the last "\\n", if anything), as
+        :func:`hf_greedtok.formats.sources.text_lines` cuts a chunk of a text file, without a
+        str per line.
+
+        Returns:
+            list of str: the pieces longer than ``long_chars`` code points, in order.
+
+        Raises:
+            ValueError: ``pattern`` has no native scanner, or ``long_chars`` is negative.
+            OverflowError, MemoryError: as :meth:`add_split_lines`.
+        """
+        _check_split(pattern, long_chars)
+        cdef _Line whole = _whole(text, 0)
+        cdef vector[_Line] lines
+        cdef vector[int64_t] longs
+        with nogil:
+            if whole.kind == 1:
+                _cut_lines(<const uint8_t*>whole.data, whole, lines)
+            elif whole.kind == 2:
+                _cut_lines(<const uint16_t*>whole.data, whole, lines)
+            else:
+                _cut_lines(<const uint32_t*>whole.data, whole, lines)
+            _add_lines(self, pattern, lines, long_chars, longs)
+        return _long_pieces((text,), longs)
 
     def sorted_parts(self):
         """The entries as a count table writes them, by count (most first), then by their text

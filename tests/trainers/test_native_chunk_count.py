@@ -1,6 +1,7 @@
 """Counting chunks natively: ``ChunkTable.add_split_lines`` splits lines and adds each piece's
-UTF-8 to the table with no str per piece, and the word counters use it for tables of a plain
-byte-level split. It must count exactly what ``Counter(ByteLevel(split).pre_tokenize(line))``
+UTF-8 to the table with no str per piece (``add_split_text``: the lines of a text file's chunk,
+with no str per line either), and the word counters use them for tables of a plain byte-level
+split. It must count exactly what ``Counter(ByteLevel(split).pre_tokenize(line))``
 counts, in the same order, and the counters' tables must equal those of the Python path."""
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hf_greedtok import ByteLevel, Metaspace, UnicodeNormalizer
 from hf_greedtok._chunk_table import ChunkTable
 from hf_greedtok._trainer import MAX_WORD_UNITS
 from hf_greedtok.errors import CorpusError
+from hf_greedtok.formats.sources import text_lines
 from hf_greedtok.special_tokens import SpecialSplitPreTokenizer
 from hf_greedtok.word_counts import count_words, count_words_in_files, native_table_pattern
 
@@ -44,6 +46,22 @@ def test_pieces_are_counted_as_the_split_gives_them(lines, split, long_chars):
     short = Counter(p for p in pieces if len(p) <= long_chars)
     assert table.to_dict() == short and list(table) == list(short)
     assert long == [p for p in pieces if len(p) > long_chars]
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=_lines, split=st.sampled_from(_SPLITS), long_chars=st.sampled_from([0, 3, 2**40]))
+@example(lines=["ascii line, here.\n", "caf\xe9\n", "\u0915\u093f \ud800\n", "\n", "no end"],
+         split="superwords", long_chars=4)
+def test_a_text_is_counted_as_its_lines_are(lines, split, long_chars):
+    """``add_split_text`` cuts a text into lines as ``text_lines`` cuts a chunk of a file, and
+    reads each line as the str of it would be read (a wide text's ASCII and Latin-1 lines too)."""
+    text = "".join(lines).replace("\0", "")      # text_lines refuses a NUL
+    pattern = ByteLevel(split).native_pattern
+    from_text, from_lines = ChunkTable(), ChunkTable()
+    long = from_text.add_split_text(pattern, text, long_chars)
+    cut = text_lines("t.txt", 2, text.encode("utf-8", "surrogatepass"), "surrogatepass")
+    assert long == from_lines.add_split_lines(pattern, cut, long_chars)
+    assert from_text.to_dict() == from_lines.to_dict() and list(from_text) == list(from_lines)
 
 
 def test_bad_arguments_are_named_and_add_nothing():
@@ -101,6 +119,13 @@ def test_a_chunk_too_long_for_the_trainer_is_cut_as_on_the_python_path(monkeypat
     assert max(native.sizes()) <= MAX_WORD_UNITS < sum(len(line.encode()) for line in lines)
 
 
-def test_a_document_that_is_not_a_str_is_named(monkeypatch):
+def test_a_document_that_is_not_a_str_is_named():
     with pytest.raises(CorpusError, match=r"item 1 is int, expected str"):
         count_words(["a b", 3], ByteLevel("superwords"), num_proc=1, show_progress=False, table=True)
+
+
+def test_a_file_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"good line\nsecond line\nbad \xff byte\n")
+    with pytest.raises(CorpusError, match=r"bad.txt.*3.*invalid UTF-8 \(byte 0xff\)"):
+        count_words_in_files([path], ByteLevel("superwords"), num_proc=1, show_progress=False, table=True)
