@@ -20,7 +20,8 @@ What superword training needs of the whole table is computed here, without the G
 * :meth:`ChunkTable.sizes` and :meth:`ChunkTable.counts`: arrays for choosing m.
 
 Counting itself is native too: :meth:`ChunkTable.add_split_lines` splits lines with the same
-scanners and adds each piece's UTF-8 as it is found, with no str per piece and no ``Counter``.
+scanners and adds each piece's UTF-8 as it is found, with no str per piece and no ``Counter``
+(:meth:`ChunkTable.add_split_text`: the lines of one text, with no str per line either).
 
 Entries are str encoded as UTF-8 with lone surrogates kept (``surrogatepass``), so every str
 round-trips exactly. Insertion order is kept: tables merged in input order list their entries
@@ -201,8 +202,8 @@ cdef int _add_lines(ChunkTable table, int pattern, const vector[_Line]& lines, i
         s8 = NULL
         s32 = NULL
         ascii = lines[k].ascii
-        # locals, not lines[k]: the byte stores below may alias anything, so the compiler
-        # would reload a struct field on every code point
+        # the loops over code points are functions of their own (_bits, _narrow): inlined here,
+        # their byte stores could alias lines[k], reloaded then at every code point
         if lines[k].kind == 1:
             s8 = <const uint8_t*>lines[k].data
             if not ascii:
