@@ -43,7 +43,7 @@ from .errors import CorpusError
 from .formats.count_table import (TSV_COLUMN_NAMES, TSV_HEADER, check_table_record, check_table_split,  # noqa: F401
                                   check_table_words, is_parquet_table, iter_count_tables, table_place)
 from .formats.sources import (CHUNK_BYTES, HEAD_BYTES, STDIN, check_input_file, compression,  # noqa: F401
-                              input_head, iter_text_lines, iter_utf8_lines, read_blocks, read_documents,
+                              chunk_text, input_head, iter_text_lines, iter_utf8_lines, read_blocks, read_documents,
                               resolve_inputs, table_files, text_chunks, text_lines)
 from .normalizers import UnicodeNormalizer
 from .pre_tokenizers import PreTokenizer
@@ -169,14 +169,63 @@ def _init_worker(pre_tokenizer: PreTokenizer, normalizer: Optional[UnicodeNormal
     _state.update(pre=pre_tokenizer, norm=normalizer, errors=encoding_errors, table=table)
 
 
+def native_table_pattern(pre_tokenizer, normalizer: Optional[UnicodeNormalizer]) -> int:
+    """The native split id with which :meth:`ChunkTable.add_split_lines` counts lines exactly as
+    ``pre_tokenizer.pre_tokenize`` splits them, or -1 when it cannot: only a plain
+    :class:`~hf_greedtok.pre_tokenizers.ByteLevel` of a split we ship (not a subclass, not a
+    :class:`~hf_greedtok.special_tokens.SpecialSplitPreTokenizer`, which drops special tokens,
+    not Metaspace), with no normalizer, splits its text as it is."""
+    from .pre_tokenizers.byte_level import ByteLevel    # loaded by then: the workers' pipeline holds one
+    if normalizer is not None or type(pre_tokenizer) is not ByteLevel:
+        return -1
+    return pre_tokenizer.native_pattern
+
+
+def _table_pattern() -> int:
+    """The worker's native split id for counting into a table (:func:`native_table_pattern`), or
+    -1: not counting into a table, or a pipeline the native counter cannot run."""
+    return native_table_pattern(_state["pre"], _state["norm"]) if _state["table"] else -1
+
+
+def _native_table(pattern: int, lines: Union[str, Sequence[str]]) -> ChunkTable:
+    """The table of ``lines`` (a list of str, or a chunk's text cut into lines natively as
+    :func:`~hf_greedtok.formats.sources.text_lines` cuts it) counted natively under the native
+    split ``pattern``; words longer than :func:`always_short` characters come back from the
+    native counter and are cut here (:func:`cut_long_words`), their pieces added after the
+    other words."""
+    pre = _state["pre"]
+    table = ChunkTable()
+    add = table.add_split_text if isinstance(lines, str) else table.add_split_lines
+    long = add(pattern, lines, always_short(pre))
+    if long:
+        table.add_counts(cut_long_words(Counter(long), pre))
+    return table
+
+
 def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: bool) -> Union[Counter, ChunkTable]:
+    """The counts of ``lines`` (one job) under the worker's pipeline: a Counter, or with the
+    worker's ``table`` a ChunkTable, in the order words first occur.
+
+    A table of a pipeline :func:`native_table_pattern` accepts is counted natively
+    (:func:`_native_table`: no str and no Counter per word), to the same counts; its order is
+    the Python path's too, except that the pieces of a word longer than :func:`always_short`
+    characters come after the job's other words (the Python path puts them where the word
+    first occurs).
+
+    Raises:
+        CorpusError: with ``per_item``, an item that is not a str (its index, from ``first_line``).
+    """
     pre, norm = _state["pre"], _state["norm"]
+    if per_item:
+        for k, line in enumerate(lines):
+            if not isinstance(line, str):
+                raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
+    pattern = _table_pattern()
+    if pattern >= 0:
+        return _native_table(pattern, lines)
     counts: Counter = Counter()
-    for k, line in enumerate(lines):
-        if per_item and not isinstance(line, str):
-            raise CorpusError(source, None, f"item {first_line + k} is {type(line).__name__}, expected str")
-        words = pre.pre_tokenize(norm(line) if norm else line)
-        counts.update(words)
+    for line in lines:
+        counts.update(pre.pre_tokenize(norm(line) if norm else line))
     counts = cut_long_words(counts, pre)
     if not _state["table"]:
         return counts
@@ -188,6 +237,9 @@ def _count_lines(lines: Sequence[str], source: str, first_line: int, per_item: b
 
 def _count_file_chunk(job: tuple[str, int, bytes]) -> Union[Counter, ChunkTable]:
     source, first_line, data = job
+    pattern = _table_pattern()
+    if pattern >= 0:     # cut into lines natively: no str per line either
+        return _native_table(pattern, chunk_text(source, first_line, data, _state["errors"]))
     return _count_lines(text_lines(source, first_line, data, _state["errors"]), source, first_line, per_item=False)
 
 

@@ -129,10 +129,9 @@ class _BlockStream(io.RawIOBase):
         return n
 
 
-def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
-    """The lines of a chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's
-    number), each keeping its ``"\\n"``; the last one may lack it. Word counting and dataset
-    tokenization cut text files with this one function, so both see the same lines.
+def chunk_text(source: str, first_line: int, data: bytes, encoding_errors: str) -> str:
+    """A chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's number) as a
+    str, checked: what :func:`text_lines` cuts into lines.
 
     Raises:
         CorpusError: a NUL byte, or invalid UTF-8 under ``encoding_errors="strict"`` (file and
@@ -147,12 +146,24 @@ def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) 
         raise CorpusError(source, first_line + data.count(b"\n", 0, nul),
                           "NUL byte: this looks like a binary file, not text")
     try:
-        text = data.decode("utf-8", errors=encoding_errors)
+        return data.decode("utf-8", errors=encoding_errors)
     except UnicodeDecodeError as e:
         line = first_line + data.count(b"\n", 0, e.start)
         raise CorpusError(source, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); pass "
                                         "encoding_errors='replace' or 'ignore' (CLI: --encoding-errors) "
                                         "to accept it") from None
+
+
+def text_lines(source: str, first_line: int, data: bytes, encoding_errors: str) -> list[str]:
+    """The lines of a chunk of a UTF-8 text file (whole lines, ``first_line`` its first line's
+    number), each keeping its ``"\\n"``; the last one may lack it. Word counting and dataset
+    tokenization cut text files with this one function, so both see the same lines (the native
+    chunk counter, ``ChunkTable.add_split_text``, cuts :func:`chunk_text` alike, tested so).
+
+    Raises:
+        CorpusError: as :func:`chunk_text`.
+    """
+    text = chunk_text(source, first_line, data, encoding_errors)
     parts = text.split("\n")
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:

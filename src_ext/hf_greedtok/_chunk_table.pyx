@@ -19,13 +19,18 @@ What superword training needs of the whole table is computed here, without the G
   table's contents only, never on the order it was counted in;
 * :meth:`ChunkTable.sizes` and :meth:`ChunkTable.counts`: arrays for choosing m.
 
+Counting itself is native too: :meth:`ChunkTable.add_split_lines` splits lines with the same
+scanners and adds each piece's UTF-8 as it is found, with no str per piece and no ``Counter``
+(:meth:`ChunkTable.add_split_text`: the lines of one text, with no str per line either).
+
 Entries are str encoded as UTF-8 with lone surrogates kept (``surrogatepass``), so every str
 round-trips exactly. Insertion order is kept: tables merged in input order list their entries
 in the same order whatever the number of workers.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from cpython.ref cimport PyObject
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.errno cimport errno
 from libc.stdio cimport FILE, fclose, fopen, fwrite
 from libc.string cimport memcmp, memcpy
@@ -35,7 +40,16 @@ import os
 
 import numpy as np
 
-from hf_greedtok._pretokenize cimport PATTERN_GPT4, PATTERN_LAST, split_words
+from hf_greedtok._pretokenize cimport (PATTERN_GPT4, PATTERN_LAST, split_words, split_words_ascii,
+                                      split_words_latin1)
+from hf_greedtok._scanners cimport unit_t
+
+cdef extern from "Python.h":
+    bint PyUnicode_Check(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject*) nogil
+    int PyUnicode_KIND(PyObject*) nogil
+    void* PyUnicode_DATA(PyObject*) nogil
+    int PyUnicode_IS_ASCII(PyObject*) nogil
 
 cdef extern from "_chunk_hash.h" nogil:
     uint64_t hfg_xxh64(const void* data, size_t n)
@@ -78,6 +92,191 @@ cdef inline int64_t _decode(const uint8_t* s, int64_t n, vector[uint32_t]& cps, 
         k += 1
     starts[k] = n
     return k
+
+
+cdef struct _Line:
+    const void* data        # a str's own data from the line's start: 1, 2 or 4 bytes a code point (kind)
+    int64_t length          # in code points
+    int kind
+    bint ascii              # known to be ASCII (else found out, for 1-byte data)
+    int64_t item            # the str it is in: an index of the caller's strs
+    int64_t offset          # where it starts in that str, in code points
+
+
+cdef int _add_pieces(ChunkTable table, const unit_t* s, bint ascii, const vector[int64_t]& ends,
+                     int64_t long_chars, const _Line& line, vector[int64_t]& longs, vector[char]& utf8) except -1 nogil:
+    """Adds to ``table`` (count 1) the UTF-8 of each piece of s[0:ends[-1]] (``line``'s code
+    points) that ends at ``ends`` (code point offsets), lone surrogates in their 3-byte form (as
+    ``encode("utf-8", "surrogatepass")`` writes them); a piece longer than ``long_chars`` code
+    points is not added but appended to ``longs`` as (item, start, end) in the line's str.
+    ``ascii``: 1-byte units known to be ASCII, which are their own UTF-8. ``utf8`` is scratch."""
+    cdef int64_t a = 0, b, k, j, m
+    cdef uint32_t c
+    cdef char* o
+    for k in range(<int64_t>ends.size()):
+        b = ends[k]
+        if b - a > long_chars:
+            longs.push_back(line.item)
+            longs.push_back(line.offset + a)
+            longs.push_back(line.offset + b)
+        elif unit_t is uint8_t and ascii:
+            table._add(<const char*>(s + a), b - a, hfg_xxh64(s + a, b - a), 1)
+        else:
+            if utf8.size() < <size_t>(4 * (b - a)):
+                utf8.resize(4 * (b - a))
+            o = utf8.data()
+            m = 0
+            for j in range(a, b):
+                c = s[j]
+                if c < 0x80:
+                    o[m] = <char>c
+                    m += 1
+                elif c < 0x800:
+                    o[m] = <char>(0xC0 | (c >> 6))
+                    o[m + 1] = <char>(0x80 | (c & 0x3F))
+                    m += 2
+                elif c < 0x10000:
+                    o[m] = <char>(0xE0 | (c >> 12))
+                    o[m + 1] = <char>(0x80 | ((c >> 6) & 0x3F))
+                    o[m + 2] = <char>(0x80 | (c & 0x3F))
+                    m += 3
+                else:
+                    o[m] = <char>(0xF0 | (c >> 18))
+                    o[m + 1] = <char>(0x80 | ((c >> 12) & 0x3F))
+                    o[m + 2] = <char>(0x80 | ((c >> 6) & 0x3F))
+                    o[m + 3] = <char>(0x80 | (c & 0x3F))
+                    m += 4
+            table._add(o, m, hfg_xxh64(o, m), 1)
+        a = b
+    return 0
+
+
+ctypedef fused str_unit:        # a str's data of any kind: 1, 2 or 4 bytes a code point
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint32_t _bits(const str_unit* t, int64_t n) noexcept nogil:
+    """The OR of the code points of t[0:n]: below 0x80 when all are ASCII, below 0x100 when all
+    are Latin-1 (an OR, unlike a max, vectorizes)."""
+    cdef uint32_t acc = 0
+    cdef int64_t j
+    for j in range(n):
+        acc |= t[j]
+    return acc
+
+
+cdef inline uint32_t _narrow(const str_unit* t, int64_t n, uint8_t* out) noexcept nogil:
+    """Copies the low byte of each code point of t[0:n] to ``out`` and returns their OR (the
+    copy is the code points when the OR is below 0x100), in one pass."""
+    cdef uint32_t acc = 0
+    cdef int64_t j
+    for j in range(n):
+        acc |= t[j]
+        out[j] = <uint8_t>t[j]
+    return acc
+
+
+cdef int _add_lines(ChunkTable table, int pattern, const vector[_Line]& lines, int64_t long_chars,
+                    vector[int64_t]& longs) except -1 nogil:
+    """:meth:`ChunkTable.add_split_lines` of ``lines`` (``pattern`` checked by the caller). A
+    line is split as the str of its code points would be: 2- and 4-byte data of code points
+    below 256 is narrowed to one byte each (and taken as ASCII when all are below 128), as
+    Python stores such a str, so the scanners' fast paths and the UTF-8 copy-free path apply."""
+    cdef vector[int64_t] ends
+    cdef vector[uint32_t] wide
+    cdef vector[uint8_t] narrow
+    cdef vector[char] utf8
+    cdef const uint8_t* s8
+    cdef const uint16_t* s16
+    cdef const uint32_t* s32
+    cdef uint8_t* out8
+    cdef uint32_t* out32
+    cdef int64_t k, j, n
+    cdef uint32_t top
+    cdef bint ascii
+    for k in range(<int64_t>lines.size()):
+        n = lines[k].length
+        ends.clear()
+        s8 = NULL
+        s32 = NULL
+        ascii = lines[k].ascii
+        # the loops over code points are functions of their own (_bits, _narrow): inlined here,
+        # their byte stores could alias lines[k], reloaded then at every code point
+        if lines[k].kind == 1:
+            s8 = <const uint8_t*>lines[k].data
+            if not ascii:
+                ascii = _bits(s8, n) < 0x80
+        else:
+            narrow.resize(n)
+            out8 = narrow.data()
+            if lines[k].kind == 2:
+                top = _narrow(<const uint16_t*>lines[k].data, n, out8)
+            else:
+                top = _narrow(<const uint32_t*>lines[k].data, n, out8)
+            if top < 0x100:
+                s8 = out8
+                ascii = top < 0x80
+            elif lines[k].kind == 4:
+                s32 = <const uint32_t*>lines[k].data
+            else:
+                s16 = <const uint16_t*>lines[k].data
+                wide.resize(n)
+                out32 = wide.data()
+                for j in range(n):
+                    out32[j] = s16[j]
+                s32 = out32
+        if s32 == NULL:
+            if ascii:
+                split_words_ascii(pattern, s8, n, ends)
+            else:
+                split_words_latin1(pattern, s8, n, ends)
+            _add_pieces(table, s8, ascii, ends, long_chars, lines[k], longs, utf8)
+        else:
+            split_words(pattern, s32, n, ends)
+            _add_pieces(table, s32, False, ends, long_chars, lines[k], longs, utf8)
+    return 0
+
+
+cdef int _cut_lines(const str_unit* t, const _Line& whole, vector[_Line]& lines) except -1 nogil:
+    """Appends to ``lines`` the lines of ``whole`` (whose code points are t[0:whole.length]):
+    each up to and with a "\\n", the last one whatever follows the last "\\n", if anything."""
+    cdef _Line line = whole
+    cdef int64_t k, start = 0, n = whole.length
+    for k in range(n):
+        if t[k] == 0x0A or k + 1 == n:
+            line.data = <const char*>whole.data + start * whole.kind
+            line.length = k + 1 - start
+            line.offset = start
+            lines.push_back(line)
+            start = k + 1
+    return 0
+
+
+cdef _check_split(int pattern, int64_t long_chars):
+    if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
+        raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
+    if long_chars < 0:
+        raise ValueError(f"long_chars must be >= 0, got {long_chars}")
+
+
+cdef _Line _whole(str text, int64_t item):
+    """The line of all of ``text`` (item ``item`` of the caller's strs), read from its own data."""
+    cdef PyObject* obj = <PyObject*>text
+    cdef _Line line
+    line.data = PyUnicode_DATA(obj)
+    line.length = PyUnicode_GET_LENGTH(obj)
+    line.kind = PyUnicode_KIND(obj)
+    line.ascii = PyUnicode_IS_ASCII(obj)
+    line.item = item
+    line.offset = 0
+    return line
+
+
+cdef list _long_pieces(tuple strs, const vector[int64_t]& longs):
+    """The pieces ``longs`` records as (item, start, end) triples, sliced from ``strs``."""
+    return [strs[longs[j]][longs[j + 1]:longs[j + 2]] for j in range(0, <int64_t>longs.size(), 3)]
 
 
 cdef class ChunkTable:
@@ -297,6 +496,80 @@ cdef class ChunkTable:
                     a = w
                 start = self._ends[e]
         return out
+
+    def add_split_lines(self, int pattern, lines, int64_t long_chars) -> list:
+        """Count the pieces of every line: each piece of the native split ``pattern`` (a
+        ``PATTERN_*`` id of :mod:`hf_greedtok._pretokenize`: the pieces
+        ``ByteLevel(split).pre_tokenize(line)`` gives) is added with count 1, as its UTF-8 (lone
+        surrogates in their 3-byte form, as :meth:`add` stores them), in the order the pieces
+        come, lines one after another, without the GIL and without a str per piece. A piece
+        longer than ``long_chars`` code points is not added: it is returned, for the caller to
+        cut (the word counters cut with ``word_counts.cut_long_words``, whose threshold is
+        ``word_counts.always_short``) and add.
+
+        Equal to adding ``Counter(p for line in lines for p in split(pattern, line))`` with
+        :meth:`add_counts`, entry order included, when no piece is long.
+
+        Args:
+            pattern: the native split's id (``ByteLevel.native_pattern``).
+            lines: a list (any iterable) of str; each is split on its own, read from the str's
+                own data (1-byte strs as they are, 2-byte ones widened to 4 bytes a code point
+                in a scratch buffer).
+            long_chars: the longest piece (in code points, >= 0) counted here.
+
+        Returns:
+            list of str: the pieces longer than ``long_chars``, in order (repeats included).
+
+        Raises:
+            ValueError: ``pattern`` has no native scanner, or ``long_chars`` is negative.
+            TypeError: an item of ``lines`` that is not a str (its index named); nothing is added.
+            OverflowError: a count above 2**63-1, or a table past 2**32-2 entries.
+            MemoryError: the split's or the UTF-8's scratch. After either, the table holds
+                whatever was added before the error.
+        """
+        _check_split(pattern, long_chars)
+        # the strs are kept alive by this tuple (a list could change in another thread while
+        # the loop below runs without the GIL)
+        cdef tuple held = tuple(lines)
+        cdef int64_t count = len(held), k
+        cdef vector[_Line] items
+        cdef vector[int64_t] longs
+        items.resize(count)
+        for k in range(count):
+            text = held[k]
+            if not PyUnicode_Check(text):
+                raise TypeError(f"item {k} of lines is {type(text).__name__}, expected str")
+            items[k] = _whole(text, k)
+        with nogil:
+            _add_lines(self, pattern, items, long_chars, longs)
+        return _long_pieces(held, longs)
+
+    def add_split_text(self, int pattern, str text not None, int64_t long_chars) -> list:
+        """:meth:`add_split_lines` of the lines of ``text``: cut after each "\\n" (which stays
+        in its line; the last line is what follows the last "\\n", if anything), as
+        :func:`hf_greedtok.formats.sources.text_lines` cuts a chunk of a text file, without a
+        str per line.
+
+        Returns:
+            list of str: the pieces longer than ``long_chars`` code points, in order.
+
+        Raises:
+            ValueError: ``pattern`` has no native scanner, or ``long_chars`` is negative.
+            OverflowError, MemoryError: as :meth:`add_split_lines`.
+        """
+        _check_split(pattern, long_chars)
+        cdef _Line whole = _whole(text, 0)
+        cdef vector[_Line] lines
+        cdef vector[int64_t] longs
+        with nogil:
+            if whole.kind == 1:
+                _cut_lines(<const uint8_t*>whole.data, whole, lines)
+            elif whole.kind == 2:
+                _cut_lines(<const uint16_t*>whole.data, whole, lines)
+            else:
+                _cut_lines(<const uint32_t*>whole.data, whole, lines)
+            _add_lines(self, pattern, lines, long_chars, longs)
+        return _long_pieces((text,), longs)
 
     def sorted_parts(self):
         """The entries as a count table writes them, by count (most first), then by their text
