@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
-    from .inputs import check_pattern, check_text_column, check_uri_inputs, stdin_kind
+    from .inputs import check_pattern, check_text_column, check_uri_inputs, closing_counts, stdin_kind
     from .options import check_engine_options
 
     check_engine_options(args)
@@ -98,16 +98,35 @@ def run(args: argparse.Namespace) -> int:
         wc = count_inputs(kinds, counting_pre, counting_norm, text_column=text_column,
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           show_progress=not args.quiet, table=chunks)
-    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
-    summary = write_count_table(wc, out, counting_pre, counting_norm)
+    with closing_counts(wc):
+        check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
+        summary = write_count_table(_in_memory(wc), out, counting_pre, counting_norm)
+        distinct = len(wc)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "
                    "a TSV entry cannot hold them (tab, line break or NUL; write .parquet to keep every word)")
-    print(f"{summary.occurrences + summary.omitted_occurrences:,} words, {len(wc):,} distinct, counted by the "
+    print(f"{summary.occurrences + summary.omitted_occurrences:,} words, {distinct:,} distinct, counted by the "
           f"{args.engine} engine; wrote "
           f"{summary.words:,} entries to {out}{omitted}")
     return 0
+
+
+def _in_memory(counts):
+    """Partitioned counts (Ray's, :class:`~hf_greedtok.distributed.chunk_partitions.RayChunks`)
+    gathered into one ChunkTable, partition by partition, for ``write_count_table``, which takes
+    counts in memory (other counts as they are)."""
+    if not hasattr(counts, "map_partitions"):
+        return counts
+    import functools
+
+    from .._chunk_table import ChunkTable
+    from ..trainers.chunk_sample import sampled
+
+    table = ChunkTable()
+    for part in counts.map_partitions(functools.partial(sampled, rate=1)):     # rate 1: the partition itself
+        table.merge(part)
+    return table
 
 
 def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:
