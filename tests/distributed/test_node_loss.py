@@ -1,8 +1,9 @@
 """A lost node costs time, not data (issue 29 item 3): on a Ray cluster of several nodes on this
 machine (``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), a worker
 node is removed while one of our tasks runs on it, and ``count`` (of words, and of superword
-chunks on text), ``tokenize`` and ``hierarchical`` still give exactly the single-process
-results, for text, JSON Lines and parquet.
+chunks on text), ``train --superwords`` (a node lost while tasks read the chunk partitions it
+holds), ``tokenize`` and ``hierarchical`` still give exactly the single-process results, for
+text, JSON Lines and parquet.
 
 The head node has no CPU, so every task runs on the two one-CPU worker nodes; the victim is
 removed (all its processes killed, its object store with them) as soon as one of our tasks is
@@ -70,12 +71,15 @@ def small_pieces(monkeypatch):
 
 
 TASKS = {"count": {"txt": "_count_text_range", "jsonl": "_count_document_file", "parquet": "_count_document_file"},
-         "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")}}
+         "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")},
+         # issue 53: a node lost while Ray tasks read the chunk partitions held in the object stores
+         "train": {"txt": "_apply"}}
 
 
 @pytest.mark.parametrize("command, kind", [
     *((command, kind) for command in ("count", "tokenize") for kind in ("txt", "jsonl", "parquet")),
     ("count --superwords", "txt"),        # issue 41: the chunks stage 2 samples from
+    ("train --superwords", "txt"),        # issue 53: their words and sample, read where they are
 ])
 def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_path, command, kind):
     folder, files = inputs
@@ -83,6 +87,10 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
         argv = [*command.split(), *files[kind], "--quiet"]
         suffix = ".parquet" if "--superwords" in argv else ".tsv"     # chunks keep their line ends
         local, there = tmp_path / f"local{suffix}", tmp_path / f"ray{suffix}"
+    elif command.startswith("train"):
+        # a budget that draws the sample: both passes over the partitions run
+        argv = [*command.split(), *files[kind], "-k", "300", "--chunk-budget-mb", "0.2", "--quiet"]
+        local, there = tmp_path / "local", tmp_path / "ray"
     else:
         argv = ["tokenize", str(folder / "tok"), *files[kind], "--batch-size", "500", "--quiet"]
         local, there = tmp_path / "local", tmp_path / "ray"
@@ -93,6 +101,10 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
     assert len(nodes.lost) == lost + 1, "no task of ours was caught running on a worker node"
     if command.startswith("count"):
         assert there.read_bytes() == local.read_bytes()
+    elif command.startswith("train"):
+        names = sorted(p.name for p in local.iterdir())
+        assert names == sorted(p.name for p in there.iterdir())
+        assert all((there / name).read_bytes() == (local / name).read_bytes() for name in names)
     else:
         assert pq.read_table(there).equals(pq.read_table(local))
         assert not [p.name for p in there.iterdir() if p.name.endswith(TEMP_SUFFIX)]
