@@ -1,8 +1,9 @@
 """Superword chunk counts that stay on the Ray cluster, hash-partitioned: no process holds every chunk.
 
 Superword chunks are mostly distinct, so a corpus's exact chunk table grows with the corpus
-(about 1.5 GB of memory per GB of English text). :func:`~hf_greedtok.distributed.count_words_distributed`
-with ``table=True`` therefore never gathers it: each counting task cuts its
+(2.3 GB of ChunkTable per GB of generated English text, measured), and
+:func:`~hf_greedtok.distributed.count_words_distributed` with ``table=True`` never gathers it:
+each counting task cuts its
 :class:`~hf_greedtok._chunk_table.ChunkTable` into P partitions by the chunk's XXH64 (the hash
 every ChunkTable keeps, :func:`split_records`), each partition is summed by its own tree of Ray
 tasks (:func:`sum_records`), and the P summed partitions stay in the cluster's object stores
@@ -49,9 +50,9 @@ SPLIT_BITS = 16
 MAX_PARTITIONS = 1 << SPLIT_BITS
 #: The chunk-table memory one partition should take at most, in a sum task or a reader.
 PARTITION_TABLE_BYTES = 256 << 20
-#: A ChunkTable's memory per byte of text counted (English superword chunks, measured on the
-#: generated scale corpus: benchmarks/bench_ray_superwords.py).
-TABLE_BYTES_PER_TEXT_BYTE = 1.5
+#: A summed partition's ChunkTable memory (its vectors' capacities) per byte of text counted:
+#: 572 MB for the 250 MB generated English scale corpus (benchmarks/bench_ray_superwords.py).
+TABLE_BYTES_PER_TEXT_BYTE = 2.3
 
 
 def default_partitions(text_bytes: int, cpus: int) -> int:
