@@ -188,9 +188,13 @@ class RayChunks:
                 if bar is not None:
                     bar.update(1)
                 yield value
-        finally:
-            if pending:         # an error, or a reader that stopped early
-                cancel(pending)
+        except KeyboardInterrupt:
+            # a signal: the command leaves, and Ray ends a departed driver's tasks itself (no
+            # cancelling, which can race a finishing task: see session.run_tasks)
+            raise
+        except BaseException:       # an error, or a reader that stopped early (GeneratorExit)
+            cancel(pending)
+            raise
 
     def partition(self, p: int) -> ChunkTable:
         """Partition ``p``'s exact counts, read into this process (0 <= p < partition_count)."""
