@@ -1,5 +1,5 @@
 """Superword chunks counted on Ray and read where they are: time and memory of the driver and
-the workers, against the local engine (issue 53).
+the workers, against the local engine.
 
 Each configuration runs in a fresh process that starts a local Ray cluster of ``num_cpus`` CPUs
 (timed apart) and runs what ``hf-greedtok train --superwords --engine ray`` runs before

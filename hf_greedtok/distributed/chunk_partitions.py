@@ -166,9 +166,10 @@ class RayChunks:
             bar: a progress bar, updated once per partition.
 
         Raises:
-            The error ``fn`` raised in its task (a GreedTokError rebuilt here, as
-            :func:`~hf_greedtok.distributed.session.user_error` says), WorkerLostError past the
-            retries, ValueError after :meth:`close`.
+            GreedTokError: the one ``fn`` raised in its task (rebuilt here, as
+                :func:`~hf_greedtok.distributed.session.user_error` says).
+            WorkerLostError: a task's worker died past its retries.
+            ValueError: the counts were closed.
         """
         self._check_open()
         ray = require_ray()
