@@ -152,6 +152,12 @@ class RayChunks:
         self._window = 2 * max(1, cpus)
         self._closer = weakref.finalize(self, _release, refs, session)
 
+    @property
+    def refs(self) -> list:
+        """The partitions' ObjectRefs, in partition order (each a uint8 array of records,
+        :meth:`ChunkTable.add_records`); empty once closed."""
+        return list(self._refs)
+
     def _check_open(self) -> None:
         if not self._closer.alive:
             raise ValueError("these chunk counts are closed (their Ray partitions were freed)")

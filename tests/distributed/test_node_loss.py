@@ -13,6 +13,7 @@ are computed again when a sum task needs them.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import pytest
@@ -108,6 +109,32 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
     else:
         assert pq.read_table(there).equals(pq.read_table(local))
         assert not [p.name for p in there.iterdir() if p.name.endswith(TEMP_SUFFIX)]
+
+
+def test_chunk_partitions_lost_with_their_node_are_rebuilt(nodes, inputs):
+    """Issue 53: superword chunks left on the cluster in partitions; the node holding the first
+    one is lost before they are read, and reading them rebuilds what it held from lineage (the
+    sums, and the counting tasks below them, run again): the same exact counts."""
+    from hf_greedtok import ByteLevel
+    from hf_greedtok.distributed import count_words_distributed
+    from hf_greedtok.special_tokens import counting_pipeline
+    from hf_greedtok.trainers.chunk_sample import sampled
+    from hf_greedtok.word_counts import count_words_in_files
+    _, files = inputs
+    pre = ByteLevel("superwords")
+    local = count_words_in_files(files["txt"], *counting_pipeline(pre, None, []), num_proc=1, show_progress=False)
+    read: dict = {}
+    with count_words_distributed(files["txt"], pre, num_partitions=4, show_progress=False, table=True) as chunks:
+        holder = ray.experimental.get_object_locations(chunks.refs[:1])[chunks.refs[0]]["node_ids"]
+        victim = next(node for node in nodes.workers if node.node_id in holder)
+        try:
+            nodes.cluster.remove_node(victim, allow_graceful=False)
+            nodes.workers.remove(victim)
+            for part in chunks.map_partitions(functools.partial(sampled, rate=1)):     # rate 1: the partition
+                read.update(part.to_dict())
+        finally:
+            nodes.replace()
+    assert read == local and len(chunks) == len(local)
 
 
 def test_hierarchical_survives_a_lost_node(nodes, inputs, tmp_path):
