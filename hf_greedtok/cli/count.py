@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
     from ..word_counts import check_learnable, count_inputs, resolve_corpus
-    from .inputs import check_pattern, check_text_column, check_uri_inputs, stdin_kind
     from ..trainers.memory_estimate import counting_table_bytes
+    from .inputs import check_pattern, check_text_column, check_uri_inputs, closing_counts, stdin_kind
     from .options import check_engine_options, refuse_without
 
     check_engine_options(args)
@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
                           encoding_errors=args.encoding_errors, num_proc=args.num_proc,
                           show_progress=not args.quiet, table=chunks,
                           max_table_bytes=counting_table_bytes(args.max_memory) if chunks else None)
-    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
-    summary = write_count_table(wc, out, counting_pre, counting_norm)
+    with closing_counts(wc):
+        check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
+        summary = write_count_table(wc, out, counting_pre, counting_norm)
     omitted = ""
     if summary.omitted_words:
         omitted = (f"; {summary.omitted_words:,} words ({summary.omitted_occurrences:,} occurrences) left out: "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Optional, Sequence
 
 from ..errors import CorpusError
@@ -92,3 +93,17 @@ def corpus_counts(args: argparse.Namespace, inputs: Sequence[str], pre) -> dict:
                       max_count=INT64_MAX, text_column=text_column)
     check_learnable(wc, pre, ", ".join(map(str, inputs)))
     return wc
+
+
+@contextlib.contextmanager
+def closing_counts(counts):
+    """Counts a command reads, closed at the block's end however it ends, when they hold
+    something besides memory (``close()``: the run files of
+    :class:`~hf_greedtok.chunk_spill.SpilledChunks`, the Ray partitions and session of
+    :class:`~hf_greedtok.distributed.chunk_partitions.RayChunks`); a dict or ChunkTable as it is."""
+    try:
+        yield counts
+    finally:
+        close = getattr(counts, "close", None)
+        if close is not None:
+            close()

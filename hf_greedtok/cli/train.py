@@ -195,6 +195,7 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..trainers import bpe_vocab_size, learned_tokens
     from ..word_counts import read_token_list
+    from .inputs import closing_counts
 
     _check_superword_options(args, units)
     pre = ByteLevel(args.pattern or DEFAULT_SPLIT) if units == "bytes" else Metaspace(units=units, lookup=lookup)
@@ -217,12 +218,13 @@ def _train_greedtok(args, units, normalizer, lookup, specials, named):
         chunk_budget_check(args.chunk_budget_mb or DEFAULT_CHUNK_BUDGET_MB,
                            sum(Path(f).stat().st_size for fs in args.input_kinds.values() for f in fs if f != "-"),
                            args.max_memory)
-    wc = _training_counts(args, pre, normalizer, specials)
-    k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
-    trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
-    if args.superwords:
-        # stage 1's words and stage 2's bounded chunks; the whole chunk table is freed here
-        wc = trainer.reduce_counts(wc, ", ".join(args.inputs))
+    with closing_counts(_training_counts(args, pre, normalizer, specials)) as wc:
+        k = args.vocab_size if args.vocab_size is not None else _learned_tokens(args, pre, wc, specials)
+        trainer = _greedtok_trainer(args, k, pre, normalizer, candidates, specials)
+        if args.superwords:
+            # stage 1's words and stage 2's bounded chunks; the whole chunk table (run files, Ray
+            # partitions and session) is freed here
+            wc = trainer.reduce_counts(wc, ", ".join(args.inputs))
     tok, shortfall = caught_shortfall(lambda: trainer.train_from_counts(wc, source=", ".join(args.inputs)))
     tok.mode = args.mode or DEFAULT_MODE
     def write(folder: Path) -> None:
@@ -419,11 +421,15 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     ``--engine ray`` counts them on Ray (:func:`hf_greedtok.distributed.count_words_distributed`,
     equal to counting here word for word). A dict, or with ``--superwords`` a
     :class:`~hf_greedtok._chunk_table.ChunkTable` (the chunks of a large corpus in a fifth of
-    the memory; from text, count tables or Ray)."""
+    the memory; from text or count tables), the :class:`~hf_greedtok.chunk_spill.SpilledChunks`
+    of a local count past ``--max-memory``, or on Ray the
+    :class:`~hf_greedtok.distributed.chunk_partitions.RayChunks` left on the cluster; the caller
+    closes those (:func:`~.inputs.closing_counts`)."""
     from ..special_tokens import counting_pipeline
     from ..trainers import INT64_MAX
     from ..trainers.memory_estimate import counting_table_bytes
     from ..word_counts import check_learnable, count_inputs, read_count_tables
+    from .inputs import closing_counts
 
     if args.engine == "ray":
         if args.counts:
@@ -442,5 +448,9 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
                           text_column=args.text_column, encoding_errors=args.encoding_errors,
                           num_proc=args.num_proc, show_progress=not args.quiet, table=args.superwords,
                           max_table_bytes=counting_table_bytes(args.max_memory) if args.superwords else None)
-    check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
+    try:
+        check_learnable(wc, pre, ", ".join(map(str, args.inputs)))
+    except BaseException:
+        with closing_counts(wc):        # refused: their run files or Ray session go now
+            raise
     return wc

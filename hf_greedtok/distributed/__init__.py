@@ -3,7 +3,8 @@ tokenization, each equal to one process.
 
 Needs the optional extra ``pip install "hf-greedtok[ray]"``. Nothing outside this package imports
 it, and it imports Ray only inside functions, so ``import hf_greedtok`` (and this package) never
-loads Ray. Names: :func:`count_words_distributed` (:mod:`.counting`), :func:`tokenize_dataset`
+loads Ray. Names: :func:`count_words_distributed` (:mod:`.counting`; superword chunks left on the
+cluster as :class:`RayChunks`, :mod:`.chunk_partitions`), :func:`tokenize_dataset`
 (:mod:`.tokenizing`), :func:`train_hierarchical_distributed` (:mod:`.training`, the paper's
 Section 5.4 with one Ray task per domain), :func:`ensure_ray`, :func:`ray_session` and
 :func:`shutdown_ray` (:mod:`.session`). What the local
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 from ..errors import RayConnectionError, WorkerLostError
 from ..formats.sources import resolve_inputs
+from .chunk_partitions import RayChunks
 from .counting import count_words_distributed
 from .training import RayRunner, train_hierarchical_distributed
 from .session import ensure_ray, ray_session, shutdown_ray
 from .tokenizing import TokenizedDataset, tokenize_dataset
 
-__all__ = ["RayConnectionError", "RayRunner", "TokenizedDataset", "WorkerLostError", "count_words_distributed",
-           "ensure_ray", "ray_session", "resolve_inputs", "shutdown_ray", "tokenize_dataset",
+__all__ = ["RayChunks", "RayConnectionError", "RayRunner", "TokenizedDataset", "WorkerLostError",
+           "count_words_distributed", "ensure_ray", "ray_session", "resolve_inputs", "shutdown_ray", "tokenize_dataset",
            "train_hierarchical_distributed"]

@@ -8,6 +8,11 @@ Shape of the job (P partitions, by default one per CPU)::
     partition p: sum tasks (pyarrow group_by, FAN_IN tables each, a tree) ──► one table
     driver: the P tables concatenated, ordered by count, then word ──► {word: count}
 
+Superword chunks (``table=True``) take the same path as ChunkTable records split by XXH64, into
+more partitions when the input is large, and the P summed partitions stay in the object stores:
+the driver gets a :class:`~.chunk_partitions.RayChunks`, read partition by partition by Ray
+tasks, never every chunk (:mod:`.chunk_partitions`).
+
 Only partial word tables cross the network, each to the one task that sums its partition; the
 text is read and counted by one task. Every step is a Ray Core task with ``max_retries``: a task
 whose worker or node died is rerun (its lost outputs rebuilt from lineage), so a lost node costs
@@ -35,15 +40,14 @@ corpora into many files for parallelism); a parquet file by runs of its row grou
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import zlib
 from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
-import numpy as np
-
-from .._chunk_table import ChunkTable, table_from_buffers
+from .._chunk_table import ChunkTable
 from ..defaults import DEFAULT_MAX_RETRIES, ENCODING_ERRORS
 from ..errors import CorpusError
 from ..formats.sources import read_documents, read_range, task_pieces
@@ -53,6 +57,8 @@ from ..pre_tokenizers.patterns import DEFAULT_SPLIT
 from ..special_tokens import counting_pipeline
 from .. import word_counts as _wc
 from .._progress import progress_bar
+from .chunk_partitions import MAX_PARTITIONS, RayChunks, default_partitions, split_records, sum_records, \
+    summed_partitions
 from .session import (core_retries, dataset_blocks, is_dataset_source, ray_session, require_ray, run_tasks,
                       to_ray_dataset)
 
@@ -90,32 +96,40 @@ def _partitions(table, parts: int) -> tuple:
     return (*(table.filter(pa.array(keys == p)) for p in range(parts)), table.num_rows)
 
 
+def _split(counts: Union[Counter, ChunkTable], parts: int) -> tuple:
+    """A counting task's ``parts + 1`` returns: a word Counter's table by CRC-32 (:func:`_partitions`),
+    a ChunkTable's records by XXH64 (:func:`~.chunk_partitions.split_records`)."""
+    if isinstance(counts, ChunkTable):
+        return split_records(counts, parts)
+    return _partitions(_table(counts), parts)
+
+
 def _count_text_range(path: str, start: int, end: int, first_line: int, parts: int, pre, normalizer,
-                      encoding_errors: str):
+                      encoding_errors: str, chunks: bool):
     """Ray task: one byte range of a text file (:func:`~hf_greedtok.formats.sources.line_ranges`)
-    -> its word table in ``parts`` partitions (:func:`_partitions`)."""
-    _wc._init_worker(pre, normalizer, encoding_errors)   # the worker state _count_file_chunk reads
-    return _partitions(_table(_wc._count_file_chunk((path, first_line, read_range(path, start, end)))), parts)
+    -> its word table (a ChunkTable with ``chunks``) in ``parts`` partitions (:func:`_split`)."""
+    _wc._init_worker(pre, normalizer, encoding_errors, chunks)   # the worker state _count_file_chunk reads
+    return _split(_wc._count_file_chunk((path, first_line, read_range(path, start, end))), parts)
 
 
 def _count_document_file(path: str, kind: str, row_groups, parts: int, pre, normalizer, column: str,
-                         encoding_errors: str):
+                         encoding_errors: str, chunks: bool):
     """Ray task: a JSON Lines file or a run of a parquet file's row groups -> its word table in
     ``parts`` partitions."""
-    _wc._init_worker(pre, normalizer, encoding_errors)
+    _wc._init_worker(pre, normalizer, encoding_errors, chunks)
     docs = list(read_documents(path, kind, column, encoding_errors, row_groups))
-    return _partitions(_table(_wc._count_text_batch((path, 0, docs))), parts)
+    return _split(_wc._count_text_batch((path, 0, docs)), parts)
 
 
-def _count_block(block, parts: int, pre, normalizer, column: str, source: str):
+def _count_block(block, parts: int, pre, normalizer, column: str, source: str, chunks: bool):
     """Ray task: one block of a Dataset (an Arrow or pandas table) -> its word table in ``parts``
     partitions."""
     from ray.data.block import BlockAccessor
     table = BlockAccessor.for_block(block).to_arrow()
     if column not in table.column_names:
         raise CorpusError(source, None, f"no column {column!r} (columns: {table.column_names})")
-    _wc._init_worker(pre, normalizer, "strict")
-    return _partitions(_table(_wc._count_text_batch((source, 0, table.column(column).to_pylist()))), parts)
+    _wc._init_worker(pre, normalizer, "strict", chunks)
+    return _split(_wc._count_text_batch((source, 0, table.column(column).to_pylist())), parts)
 
 
 def _sum_tables(*tables):
@@ -131,12 +145,13 @@ class _Merge:
     summed in a tree: FAN_IN tables of one level make one table of the next, as they arrive, so
     a sum task never takes more than FAN_IN inputs, a table is summed once per level (about
     log_FAN_IN of the files and blocks), and the object store holds fewer than FAN_IN unsummed
-    tables per partition and level."""
+    tables per partition and level. ``summer``: the sum task (:func:`_sum_tables` of Arrow word
+    tables, :func:`~.chunk_partitions.sum_records` of chunk records)."""
 
-    def __init__(self, parts: int, remote_args: dict) -> None:
+    def __init__(self, parts: int, remote_args: dict, summer=_sum_tables) -> None:
         import ray
         self.parts = parts
-        self.sum = ray.remote(_sum_tables).options(**remote_args)
+        self.sum = ray.remote(summer).options(**remote_args)
         self.levels: list[list[list]] = [[[]] for _ in range(parts)]   # partition -> level -> refs
 
     def add(self, refs) -> None:
@@ -151,36 +166,24 @@ class _Merge:
                 levels[level] = []
                 level += 1
 
-    def result(self, max_retries: Optional[int], table: bool = False) -> Union[Counter, ChunkTable]:
-        """{word: count}, ordered by count descending, then word (a ChunkTable with ``table``)."""
+    def remaining(self) -> list[list]:
+        """Per partition, the refs not summed into a higher level yet (every level's)."""
+        return [[ref for level in levels for ref in level] for levels in self.levels]
+
+    def result(self, max_retries: Optional[int]) -> Counter:
+        """{word: count}, ordered by count descending, then word."""
         import pyarrow as pa
         import pyarrow.compute as pc
-        last = [[ref for level in levels for ref in level] for levels in self.levels]
-        refs = [self.sum.remote(*refs) for refs in last if refs]
+        refs = [self.sum.remote(*refs) for refs in self.remaining() if refs]
         tables: list = [None] * len(refs)
         run_tasks([partial(lambda r: (r, None), ref) for ref in refs], "counting", max_retries,
                   lambda k, table, _: tables.__setitem__(k, table))
         tables = [t for t in tables if t.num_rows]
         if not tables:
-            return ChunkTable() if table else Counter()
+            return Counter()
         merged = pa.concat_tables(tables)
         merged = merged.take(pc.sort_indices(merged, [("count", "descending"), ("word", "ascending")]))
-        if table:
-            return _chunk_table(merged)
         return Counter(dict(zip(merged.column("word").to_pylist(), merged.column("count").to_pylist())))
-
-
-def _chunk_table(merged) -> ChunkTable:
-    """A summed word table (pyarrow: word, count) as a ChunkTable, in its row order, from its
-    buffers: no str per entry."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    words = pc.cast(merged.column("word"), pa.large_string()).combine_chunks()
-    counts = merged.column("count").combine_chunks().to_numpy(zero_copy_only=False)
-    _, offsets, data = words.buffers()
-    at = words.offset
-    offsets = np.frombuffer(offsets, dtype=np.int64)[at:at + len(words) + 1]
-    return table_from_buffers(data, offsets, counts)
 
 
 def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], "ray.data.Dataset",
@@ -191,7 +194,7 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
                             address: Optional[str] = None, num_cpus: Optional[int] = None,
                             num_partitions: Optional[int] = None,
                             max_retries: Optional[int] = DEFAULT_MAX_RETRIES, show_progress: bool = True,
-                            table: bool = False) -> Union[Counter, ChunkTable]:
+                            table: bool = False) -> Union[Counter, RayChunks]:
     """{word: count} of a corpus, counted on Ray; equal to single-process counting.
 
     Args:
@@ -213,18 +216,23 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
         address: None starts a local cluster when Ray is not initialized yet (``num_cpus``);
             ``"auto"`` or an address joins one. An existing connection is always used as is.
         num_partitions: hash partitions of the merge, each summed by its own tasks (default:
-            the cluster's CPUs).
+            the cluster's CPUs; with ``table``, also at least one per 256 MB of chunk table the
+            local input files' sizes predict, :func:`~.chunk_partitions.default_partitions`; at
+            most 65,536).
         max_retries: reruns of a task (reading and counting, splitting, summing) whose worker
             process died (killed, out of memory, crashed); a rerun redoes its file or block
             afresh, so the result stays exact. None: retried forever.
         show_progress: a progress bar of the files (and blocks) counted; Ray Data's bars for
             document sources.
-        table: return a ``ChunkTable`` (same entries, same
-            order), built from the summed Arrow tables' buffers: superword chunks of a large
-            corpus in a fraction of a Counter's memory.
+        table: superword chunks, left on the cluster: return a
+            :class:`~.chunk_partitions.RayChunks` (the counts hash-partitioned in the object
+            stores, read by Ray tasks through ``map_partitions``; no process holds every chunk).
+            It keeps the Ray session up until it is closed (``close()`` or ``with``), and then
+            shuts down a cluster this call started.
 
     Returns:
-        Counter {word: count (int)} (or the ChunkTable), ordered by count descending then word. It equals
+        Counter {word: count (int)}, ordered by count descending then word (or the RayChunks,
+        the same counts in partitions). It equals
         ``count_words_in_files(text_files, ...) + count_words(documents, ...)`` on the same
         inputs with ``counting_pipeline(pre_tokenizer, normalizer, special_tokens)``.
 
@@ -235,13 +243,16 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
             failing task). A word longer than the trainer supports is counted as its pieces, in
             the task (:func:`hf_greedtok.word_counts.cut_word`), as when counting here.
         WorkerLostError: a task's worker died on every one of its ``max_retries + 1`` attempts.
-        ValueError: unknown encoding_errors, invalid special tokens, num_partitions < 1.
+        ValueError: unknown encoding_errors, invalid special tokens, num_partitions < 1 (or above
+            65,536 with ``table``).
         ImportError: Ray Data not installed.
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     if num_partitions is not None and num_partitions < 1:
         raise ValueError(f"num_partitions must be >= 1, got {num_partitions}")
+    if table and num_partitions is not None and num_partitions > MAX_PARTITIONS:
+        raise ValueError(f"num_partitions of chunk tables must be <= {MAX_PARTITIONS}, got {num_partitions}")
     pre, norm = counting_pipeline(pre_tokenizer if pre_tokenizer is not None else ByteLevel(DEFAULT_SPLIT),
                                   check_normalizer(normalizer, "count_words_distributed"), special_tokens)
     ray = require_ray()
@@ -249,27 +260,45 @@ def count_words_distributed(source: Union[str, os.PathLike, Sequence[Union[str, 
     # checked before Ray starts: a typo fails in milliseconds, not after the cluster is up
     kinds = None if is_dataset else _wc.resolve_corpus([source] if isinstance(source, (str, os.PathLike))
                                                        else source)
-    with ray_session(address, num_cpus, quiet=not show_progress):
+    with contextlib.ExitStack() as session:
+        session.enter_context(ray_session(address, num_cpus, quiet=not show_progress))
         # one partition per CPU: each sum task then holds distinct words / partitions rows
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        parts = num_partitions or cpus
+        parts = num_partitions or (default_partitions(_local_bytes(kinds), cpus) if table else cpus)
         retries = core_retries(max_retries)
-        merge = _Merge(parts, retries)
+        merge = _Merge(parts, retries, sum_records if table else _sum_tables)
         if is_dataset:
             count = ray.remote(_count_block).options(num_returns=parts + 1, **retries)
             name = f"dataset column {text_column!r}"
             blocks = dataset_blocks(to_ray_dataset(source), show_progress=show_progress, step="counting",
                                     max_retries=max_retries)
-            submissions = (partial(_submit, count, block, parts, pre, norm, text_column, name) for block in blocks)
+            submissions = (partial(_submit, count, block, parts, pre, norm, text_column, name, table)
+                           for block in blocks)
         else:
-            submissions = _file_tasks(kinds, pre, norm, text_column, encoding_errors, parts, retries)
+            submissions = _file_tasks(kinds, pre, norm, text_column, encoding_errors, parts, retries, table)
         with progress_bar(desc="counting words", unit="part", show=show_progress) as bar:
             def counted(k: int, rows: int, tables: list) -> None:
                 merge.add(tables)
                 bar.update(1)
             # a few tasks per CPU in flight: a Dataset's blocks are then read as they are counted
             run_tasks(submissions, "counting", max_retries, counted, limit=4 * cpus)
-            return merge.result(max_retries, table)
+        if not table:
+            return merge.result(max_retries)
+        refs, lengths = summed_partitions(merge.remaining(), retries, max_retries)
+        # the partitions live in this session's object stores: the session is the result's to close
+        return RayChunks(refs, lengths, session.pop_all(), max_retries, cpus)
+
+
+def _local_bytes(kinds: Optional[dict]) -> int:
+    """The bytes on disk of the input files this machine can see (0 for a Dataset, URIs and
+    missing sizes): what the default partition count of chunk tables follows."""
+    total = 0
+    for files in (kinds or {}).values():
+        for f in files:
+            with contextlib.suppress(OSError):
+                if "://" not in f:
+                    total += os.stat(f).st_size
+    return total
 
 
 def _submit(task, *args) -> tuple:
@@ -278,7 +307,8 @@ def _submit(task, *args) -> tuple:
     return refs[-1], refs[:-1]
 
 
-def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, parts: int, retries: dict) -> list:
+def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, parts: int, retries: dict,
+                chunks: bool) -> list:
     """One counting task per byte range of a text file (:func:`~hf_greedtok.formats.sources.line_ranges`),
     per JSON Lines file and per run of parquet row groups, as
     :func:`~hf_greedtok.distributed.session.run_tasks` submissions."""
@@ -290,8 +320,9 @@ def _file_tasks(kinds: dict, pre, norm, text_column: str, encoding_errors: str, 
         for path in files:
             for piece in task_pieces(path, kind):     # a large text file in byte ranges: it uses every worker
                 if kind == "text":
-                    submissions.append(partial(_submit, count_text, path, *piece, parts, pre, norm, encoding_errors))
+                    submissions.append(partial(_submit, count_text, path, *piece, parts, pre, norm, encoding_errors,
+                                               chunks))
                 else:
                     submissions.append(partial(_submit, count_docs, path, kind, piece, parts, pre, norm, text_column,
-                                               encoding_errors))
+                                               encoding_errors, chunks))
     return submissions

@@ -1,8 +1,9 @@
 """A lost node costs time, not data (issue 29 item 3): on a Ray cluster of several nodes on this
 machine (``ray.cluster_utils.Cluster``, as Ray's own fault-tolerance tests build one), a worker
 node is removed while one of our tasks runs on it, and ``count`` (of words, and of superword
-chunks on text), ``tokenize`` and ``hierarchical`` still give exactly the single-process
-results, for text, JSON Lines and parquet.
+chunks on text), ``train --superwords`` (a node lost while tasks read the chunk partitions it
+holds), ``tokenize`` and ``hierarchical`` still give exactly the single-process results, for
+text, JSON Lines and parquet.
 
 The head node has no CPU, so every task runs on the two one-CPU worker nodes; the victim is
 removed (all its processes killed, its object store with them) as soon as one of our tasks is
@@ -12,6 +13,7 @@ are computed again when a sum task needs them.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import pytest
@@ -70,12 +72,15 @@ def small_pieces(monkeypatch):
 
 
 TASKS = {"count": {"txt": "_count_text_range", "jsonl": "_count_document_file", "parquet": "_count_document_file"},
-         "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")}}
+         "tokenize": {kind: "_tokenize_file" for kind in ("txt", "jsonl", "parquet")},
+         # issue 53: a node lost while Ray tasks read the chunk partitions held in the object stores
+         "train": {"txt": "_apply"}}
 
 
 @pytest.mark.parametrize("command, kind", [
     *((command, kind) for command in ("count", "tokenize") for kind in ("txt", "jsonl", "parquet")),
     ("count --superwords", "txt"),        # issue 41: the chunks stage 2 samples from
+    ("train --superwords", "txt"),        # issue 53: their words and sample, read where they are
 ])
 def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_path, command, kind):
     folder, files = inputs
@@ -83,6 +88,10 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
         argv = [*command.split(), *files[kind], "--quiet"]
         suffix = ".parquet" if "--superwords" in argv else ".tsv"     # chunks keep their line ends
         local, there = tmp_path / f"local{suffix}", tmp_path / f"ray{suffix}"
+    elif command.startswith("train"):
+        # a budget that draws the sample: both passes over the partitions run
+        argv = [*command.split(), *files[kind], "-k", "300", "--chunk-budget-mb", "0.2", "--quiet"]
+        local, there = tmp_path / "local", tmp_path / "ray"
     else:
         argv = ["tokenize", str(folder / "tok"), *files[kind], "--batch-size", "500", "--quiet"]
         local, there = tmp_path / "local", tmp_path / "ray"
@@ -93,9 +102,39 @@ def test_a_node_lost_mid_job_changes_nothing(nodes, inputs, small_pieces, tmp_pa
     assert len(nodes.lost) == lost + 1, "no task of ours was caught running on a worker node"
     if command.startswith("count"):
         assert there.read_bytes() == local.read_bytes()
+    elif command.startswith("train"):
+        names = sorted(p.name for p in local.iterdir())
+        assert names == sorted(p.name for p in there.iterdir())
+        assert all((there / name).read_bytes() == (local / name).read_bytes() for name in names)
     else:
         assert pq.read_table(there).equals(pq.read_table(local))
         assert not [p.name for p in there.iterdir() if p.name.endswith(TEMP_SUFFIX)]
+
+
+def test_chunk_partitions_lost_with_their_node_are_rebuilt(nodes, inputs):
+    """Issue 53: superword chunks left on the cluster in partitions; the node holding the first
+    one is lost before they are read, and reading them rebuilds what it held from lineage (the
+    sums, and the counting tasks below them, run again): the same exact counts."""
+    from hf_greedtok import ByteLevel
+    from hf_greedtok.distributed import count_words_distributed
+    from hf_greedtok.special_tokens import counting_pipeline
+    from hf_greedtok.trainers.chunk_sample import sampled
+    from hf_greedtok.word_counts import count_words_in_files
+    _, files = inputs
+    pre = ByteLevel("superwords")
+    local = count_words_in_files(files["txt"], *counting_pipeline(pre, None, []), num_proc=1, show_progress=False)
+    read: dict = {}
+    with count_words_distributed(files["txt"], pre, num_partitions=4, show_progress=False, table=True) as chunks:
+        holder = ray.experimental.get_object_locations(chunks.refs[:1])[chunks.refs[0]]["node_ids"]
+        victim = next(node for node in nodes.workers if node.node_id in holder)
+        try:
+            nodes.cluster.remove_node(victim, allow_graceful=False)
+            nodes.workers.remove(victim)
+            for part in chunks.map_partitions(functools.partial(sampled, rate=1)):     # rate 1: the partition
+                read.update(part.to_dict())
+        finally:
+            nodes.replace()
+    assert read == local and len(chunks) == len(local)
 
 
 def test_hierarchical_survives_a_lost_node(nodes, inputs, tmp_path):
