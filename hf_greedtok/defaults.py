@@ -46,6 +46,12 @@ DEFAULT_SUPERWORD_MIN_FREQUENCY = 32
 # before it takes a sample (issue 41, hf_greedtok.trainers.chunk_sample): the three English corpora
 # (23.5 MB of text, 19.4 MB of distinct chunks) train exactly, at about 2 GB of peak memory.
 DEFAULT_CHUNK_BUDGET_MB = 20.0
+# The distinct words superword GreedTok's word stage trains on, in MB of UTF-8, before it takes a
+# sample of them as the chunk stage does (issue 53): distinct words grow with the corpus too (the
+# generated scale corpus meets new words at ~1.9K per MB), and the word stage indexes every
+# substring of every distinct word (about 50 bytes of memory per byte). 40 MB holds every word of
+# 1 GB of the scale corpus and trains within the chunk stage's peak.
+DEFAULT_WORD_BUDGET_MB = 40.0
 # The memory superword chunks are counted in before the counts spill to disk, in GB (10**9 bytes;
 # issue 53, hf_greedtok.chunk_spill): the chunks of about 0.6 GB of English text. With
 # --max-memory / max_memory_gb, half of that limit instead (trainers.memory_estimate).

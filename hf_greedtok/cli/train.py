@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Optional
 
-from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, SANDHI_POLICIES
+from ..defaults import (DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_MODE, DEFAULT_WORD_BUDGET_MB,
+                        SANDHI_POLICIES)
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SPLIT_NAMES, find_split, superword_split
 from ..errors import CorpusError
 from .options import (INPUT_HELP, MODES, NORMALIZERS, UNITS, above_one, add_corpus_options, add_engine_options,
@@ -101,6 +102,10 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_CHUNK_BUDGET_MB:g}; about 100 MB of memory per MB of English); past "
                         "it, it trains on a sample of the chunks (those seen often counted exactly; docs/training.md, "
                         "Superwords)")
+    t.add_argument("--word-budget-mb", type=positive_float, default=None, metavar="MB",
+                   help="with --superwords: the most distinct word text the word-level stage trains on, in MB "
+                        f"(default {DEFAULT_WORD_BUDGET_MB:g}; about 50 MB of memory per MB); past it, it trains on "
+                        "a sample of the words drawn as the chunks' is")
     t.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
                    help="GreedTok: refuse (exit 2, nothing written) a training whose estimated peak memory exceeds "
                         "GB (10^9 bytes); with --superwords the chunk budget is checked before counting, the "
@@ -261,6 +266,8 @@ def _check_superword_options(args: argparse.Namespace, units: str) -> None:
             raise ValueError("--digits-in-chunks changes the chunks of --superwords; add --superwords")
         if args.chunk_budget_mb is not None:
             raise ValueError("--chunk-budget-mb bounds the chunk stage of --superwords; add --superwords")
+        if args.word_budget_mb is not None:
+            raise ValueError("--word-budget-mb bounds the word-level stage of --superwords; add --superwords")
         if args.pattern is not None and find_split(args.pattern).spans_words:
             # word-level GreedTok on chunks would report per chunk what it calls per word, and is
             # --superwords --word-tokens 0 under another name
@@ -299,7 +306,8 @@ def _greedtok_trainer(args: argparse.Namespace, k: int, pre, normalizer, candida
         # a floor of 0 is no floor, as 1 is: every candidate occurs at least once
         floor = {} if args.min_frequency is None else {"min_frequency": max(args.min_frequency, 1)}
         _check_word_tokens(args.word_tokens, k)
-        budget = {} if args.chunk_budget_mb is None else {"chunk_budget_mb": args.chunk_budget_mb}
+        budget = {name: value for name, value in (("chunk_budget_mb", args.chunk_budget_mb),
+                                                  ("word_budget_mb", args.word_budget_mb)) if value is not None}
         return GreedTokSuperwordTrainer(k=k, word_tokens=args.word_tokens, word_pattern=args.pattern or DEFAULT_SPLIT,
                                         digits_in_chunks=args.digits_in_chunks, **floor, **budget, **common)
     return GreedTokTrainer(k=k, min_frequency=args.min_frequency or 1, candidates=candidates,
@@ -386,7 +394,8 @@ def _train_bpe(args, units, normalizer, lookup, specials, named):
         ("--mode", args.mode is not None), ("--num-threads", args.num_threads is not None),
         ("--superwords", args.superwords),
         ("--word-tokens", args.word_tokens is not None), ("--digits-in-chunks", args.digits_in_chunks),
-        ("--chunk-budget-mb", args.chunk_budget_mb is not None), ("--max-memory", args.max_memory is not None),
+        ("--chunk-budget-mb", args.chunk_budget_mb is not None), ("--word-budget-mb", args.word_budget_mb is not None),
+        ("--max-memory", args.max_memory is not None),
         ("--max-token-length", args.max_token_length != DEFAULT_MAX_TOKEN_LENGTH)) if used]
     if only_greedtok:
         raise ValueError(f"{', '.join(only_greedtok)}: GreedTok options, not used by --algorithm {args.algorithm}")

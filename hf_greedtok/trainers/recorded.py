@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..core import Tokenizer
-from ..defaults import DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY
+from ..defaults import (DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY,
+                        DEFAULT_WORD_BUDGET_MB)
 from ..pre_tokenizers.patterns import DEFAULT_SPLIT, SUPERWORDS_DIGITS, find_split
 from .greedtok import GreedTokTrainer, GreedWMCTrainer, learned_tokens
 from .superwords import GreedTokSuperwordTrainer, default_word_tokens
@@ -65,6 +66,7 @@ def recorded_trainer(tok: Tokenizer, k: Optional[int] = None, *, vocab_size: Opt
             word_pattern=DEFAULT_SPLIT if word_split is None else word_split.name,
             keep_other_scripts=curriculum.get("keep_other_scripts", True),
             chunk_budget_mb=(curriculum.get("chunk_sample") or {}).get("budget_mb", DEFAULT_CHUNK_BUDGET_MB),
+            word_budget_mb=(curriculum.get("word_sample") or {}).get("budget_mb", DEFAULT_WORD_BUDGET_MB),
             pinned_tokens=list(ranked[:curriculum.get("user_pinned_tokens", 0)]))
         settings.update(options)
         return GreedTokSuperwordTrainer(k=k, vocab_size=vocab_size, digits_in_chunks=split.name == SUPERWORDS_DIGITS.name,

@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -53,6 +53,7 @@ from .._progress import note, progress_bar
 from ..chunk_spill import add_histograms, count_histogram
 from ..core import Tokenizer
 from ..defaults import (DEFAULT_CHUNK_BUDGET_MB, DEFAULT_MAX_TOKEN_LENGTH, DEFAULT_SUPERWORD_MIN_FREQUENCY,
+                        DEFAULT_WORD_BUDGET_MB,
                         DEFAULT_WORD_TOKEN_SHARE)
 from ..errors import CorpusError
 from ..normalizers import UnicodeNormalizer
@@ -102,6 +103,12 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             fit; approximate past it, measured in benchmarks/RESULTS.md ("Superwords at corpus
             scale"). Stage 1 always counts the words of every chunk.
             ``training_info["curriculum"]["chunk_sample"]`` records m and the sizes.
+        word_budget_mb: the most distinct word text stage 1 trains on, in MB of UTF-8 (default
+            ``DEFAULT_WORD_BUDGET_MB``, 40; None: every word): past it stage 1 trains on the
+            words' threshold sample, drawn as the chunks' is (frequent words exact, rarer ones
+            by their hash, every count unbiased). Distinct words grow with the corpus, and
+            stage 1 indexes every substring of each (about 50 bytes of memory per byte).
+            ``training_info["curriculum"]["word_sample"]`` records it.
         max_token_length: longest candidate in bytes, both stages.
         pinned_tokens: tokens placed first, before stage 1's.
         special_tokens, normalizer, show_progress, num_threads, candidates_on_demand: as for
@@ -128,6 +135,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                  max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH, pinned_tokens: Sequence[str] = (),
                  digits_in_chunks: bool = False, keep_other_scripts: bool = True,
                  chunk_budget_mb: Optional[float] = DEFAULT_CHUNK_BUDGET_MB,
+                 word_budget_mb: Optional[float] = DEFAULT_WORD_BUDGET_MB,
                  special_tokens: Sequence[str] = (), normalizer: Union[None, str, UnicodeNormalizer] = None,
                  show_progress: bool = True, num_threads: Optional[int] = None,
                  candidates_on_demand: bool = True, max_memory_gb: Optional[float] = None) -> None:
@@ -148,11 +156,12 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
         if split is None or split.spans_words:
             raise ValueError(f"word_pattern must name a word split (gpt4-marks, gpt4, gpt2, o200k, whitespace), "
                              f"got {word_pattern!r}")
-        if chunk_budget_mb is not None and not (isinstance(chunk_budget_mb, (int, float))
-                                                and math.isfinite(chunk_budget_mb) and chunk_budget_mb > 0):
-            raise ValueError(f"chunk_budget_mb must be a positive number of MB (or None: every chunk), "
-                             f"got {chunk_budget_mb!r}")
+        for name, budget in (("chunk_budget_mb", chunk_budget_mb), ("word_budget_mb", word_budget_mb)):
+            if budget is not None and not (isinstance(budget, (int, float)) and math.isfinite(budget) and budget > 0):
+                raise ValueError(f"{name} must be a positive number of MB (or None: every {name.split('_')[0]}), "
+                                 f"got {budget!r}")
         self.chunk_budget_mb = None if chunk_budget_mb is None else float(chunk_budget_mb)
+        self.word_budget_mb = None if word_budget_mb is None else float(word_budget_mb)
         self.word_tokens = int(word_tokens)
         # None: t follows k (its default share) when continue_training changes k
         self._word_tokens_given = word_tokens_given
@@ -181,34 +190,41 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
 
     def reduce_counts(self, chunk_counts: Union[Mapping[str, int], ChunkTable],
                       source: str = "chunk counts") -> "SuperwordCounts":
-        """What training keeps of a corpus's ``{chunk: count}`` (or a ``ChunkTable``
-        our counters made): stage 1's words of every chunk, and stage 2's chunks within
-        ``chunk_budget_mb`` (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`). The
+        """What training keeps of a corpus's ``{chunk: count}`` (a ``ChunkTable`` our counters
+        made, or partitioned counts: :class:`~hf_greedtok.chunk_spill.SpilledChunks`, Ray's):
+        stage 1's words of every chunk within ``word_budget_mb``, and stage 2's chunks within
+        ``chunk_budget_mb`` (:func:`~hf_greedtok.trainers.chunk_sample.sample_chunks`, both). The
         ``train*`` methods call it on the counts they make and drop those; a caller holding a
         large table does the same with ``counts = trainer.reduce_counts(counts)`` before
         :meth:`train_from_counts`, so the whole table is freed before the trainer's index is built.
 
         Raises:
             CorpusError: an empty table, a count that is not an integer in 1..2**63-1 (the chunk
-                named), a budget so small that the sample keeps no chunk, or what
+                named), a budget so small that its sample keeps no chunk (or word), or what
                 :func:`~hf_greedtok.special_tokens.check_counted_words` refuses.
         """
         if not chunk_counts:
             raise CorpusError(source, None, "empty corpus: no words to train on")
         if hasattr(chunk_counts, "map_partitions"):
-            words, sample = self._reduce_spilled(chunk_counts, source)
+            all_words, sample = self._reduce_spilled(chunk_counts, source)
         else:
-            words, sample = self._reduce_table(chunk_counts, source)
-        if not len(sample.table):
-            raise CorpusError(source, None, f"a chunk budget of {self.chunk_budget_mb:g} MB keeps none of the "
-                                            f"{sample.distinct_bytes:,} bytes of distinct chunks (rate "
-                                            f"{sample.rate:.4g}): raise chunk_budget_mb (--chunk-budget-mb)")
+            all_words, sample = self._reduce_table(chunk_counts, source)
+        words = sample_chunks(all_words, self.word_budget_mb)      # stage 1's words within their budget
+        for kind, kept, option in (("chunk", sample, "chunk_budget_mb (--chunk-budget-mb)"),
+                                   ("word", words, "word_budget_mb (--word-budget-mb)")):
+            if not len(kept.table):
+                budget = getattr(self, option.split(" ")[0])
+                raise CorpusError(source, None, f"a {kind} budget of {budget:g} MB keeps none of the "
+                                                f"{kept.distinct_bytes:,} bytes of distinct {kind}s (rate "
+                                                f"{kept.rate:.4g}): raise {option}")
         # per-word figures of what stage 2's objective is over: the sample's words when sampled
-        sampled = words if sample.rate == 1 else self._words_of(sample.table)
-        return SuperwordCounts(words, sample, (sum(sampled.values()), len(sampled)))
+        sampled = all_words if sample.rate == 1 else self._words_table(sample.table)
+        return SuperwordCounts(Counter(words.table.to_dict()), sample,
+                               (int(sampled.counts().sum()), len(sampled)), words.info(self.word_budget_mb))
 
     def _reduce_table(self, chunk_counts: Union[Mapping[str, int], ChunkTable], source: str) -> tuple:
-        """:meth:`reduce_counts` of counts in memory: (stage 1's words, stage 2's sample)."""
+        """:meth:`reduce_counts` of counts in memory: (the words of every chunk, a ChunkTable;
+        stage 2's sample)."""
         if isinstance(chunk_counts, ChunkTable):
             table = chunk_counts        # our counters' (text or count tables): counts checked, long chunks cut
             if self.special_tokens:     # a table written by hand may hold one
@@ -223,7 +239,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                 table.add_counts(cut_long_words(chunk_counts, self.pre_tokenizer))
             except OverflowError as e:      # pieces of cut chunks adding up past int64
                 raise CorpusError(source, None, str(e)) from None
-        return self._words_of(table), sample_chunks(table, self.chunk_budget_mb)
+        return self._words_table(table), sample_chunks(table, self.chunk_budget_mb)
 
     def _reduce_spilled(self, counts, source: str) -> tuple:
         """:meth:`reduce_counts` of partitioned counts (:class:`~hf_greedtok.chunk_spill.SpilledChunks`,
@@ -241,7 +257,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                 words.merge(part_words)
                 histograms.append(histogram)
             sample = sample_chunks(counts, self.chunk_budget_mb, histogram=add_histograms(histograms), bar=bar)
-        return Counter(words.to_dict()), sample
+        return words, sample
 
     def memory_estimate(self, word_counts: Union[Mapping[str, int], "SuperwordCounts"]) -> MemoryEstimate:
         """The estimated peak memory of training on chunk counts (or what :meth:`reduce_counts`
@@ -259,12 +275,14 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             what = f"stage 1 on {int(words.sum()) / 1e6:,.1f} MB of distinct words"
         return MemoryEstimate(resident_bytes(), max(stage1, stage2), what, reached_bytes())
 
-    def _words_of(self, table: ChunkTable) -> Counter:
-        """:meth:`word_counts` of a chunk table, split natively without the GIL."""
+    def _words_table(self, table: ChunkTable) -> ChunkTable:
+        """:meth:`word_counts` of a chunk table as a ChunkTable, split natively without the GIL."""
         pattern = self.word_pre_tokenizer.native_pattern
-        if pattern < 0:
-            return self.word_counts(table.to_dict())
-        return Counter(table.words(pattern).to_dict())
+        if pattern >= 0:
+            return table.words(pattern)
+        words = ChunkTable()
+        words.add_counts(self.word_counts(table.to_dict()))
+        return words
 
     def _kept(self, word_counts: Mapping[str, int], source: str) -> "SuperwordCounts":
         return self.reduce_counts(word_counts, source)
@@ -298,7 +316,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                             "keep_other_scripts": self.keep_other_scripts,
                             "other_script_rule": keep_others, "other_script_tokens": 0,
                             "user_pinned_tokens": len(self._user_pinned),
-                            "chunk_sample": sample.info(self.chunk_budget_mb)}
+                            "chunk_sample": sample.info(self.chunk_budget_mb), "word_sample": counts.word_sample}
         if depth:
             stage1 = GreedTokTrainer(k=depth, max_token_length=self.max_token_length,
                                      pre_tokenizer=self.word_pre_tokenizer, pinned_tokens=self._user_pinned,
@@ -399,16 +417,19 @@ class SuperwordCounts:
     vocabulary, not by the corpus.
 
     Attributes:
-        words: stage 1's table, {word: count} (Python ints), the words of every chunk.
+        words: stage 1's table, {word: count} (Python ints): the words of every chunk, or their
+            threshold sample past the word budget.
         sample: stage 2's chunks, all of them or their threshold sample
             (:class:`~hf_greedtok.trainers.chunk_sample.ChunkSample`).
         sample_words: (word occurrences, distinct words) in ``sample``'s chunks, for the per-word
             figures of ``training_info``.
+        word_sample: the words' sample as ``training_info`` records it (``ChunkSample.info``).
     """
 
     words: Counter
     sample: ChunkSample
     sample_words: tuple[int, int]
+    word_sample: dict = field(default_factory=dict)
 
 
 def default_word_tokens(k: int) -> int:

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 import xxhash
-from corpora import EXAMPLE_TEXT
+from corpora import EXAMPLE_TEXT, corpus
 from helpers import LATIN_WORDS, MIXED_WORDS, literal_superwords, superword_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +18,7 @@ from hf_greedtok import ByteLevel
 from hf_greedtok.errors import CorpusError
 from hf_greedtok.trainers.chunk_sample import sample_chunks
 from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer, chunk_words
+from hf_greedtok.word_counts import count_words_in_files
 
 _tables = st.dictionaries(superword_chunks(LATIN_WORDS), st.integers(1, 40), min_size=1, max_size=12)
 
@@ -178,3 +179,22 @@ def test_a_retrained_folder_keeps_its_chunk_budget():
     tok = GreedTokSuperwordTrainer(k=600, chunk_budget_mb=0.1, show_progress=False).train_from_iterator(_lines())
     assert recorded_trainer(tok, 900).chunk_budget_mb == 0.1
     assert recorded_trainer(tok, 900, chunk_budget_mb=None).chunk_budget_mb is None
+
+
+def test_past_the_word_budget_stage_1_trains_on_the_words_threshold_sample():
+    """Distinct words grow with the corpus too: past ``word_budget_mb`` stage 1 trains on the
+    threshold sample of the chunks' words, drawn as the chunks' is; within it, on every word."""
+    chunks = count_words_in_files([corpus("en_shakespeare_milton.txt")], ByteLevel("superwords"), table=True,
+                                  show_progress=False, num_proc=1)
+    words = chunk_words(chunks.to_dict(), ByteLevel("gpt4-marks"))
+    budget = _mb(words) / 4
+    trainer = GreedTokSuperwordTrainer(k=300, word_budget_mb=budget, show_progress=False)
+    kept = trainer.reduce_counts(chunks)
+    expected = sample_chunks(words, budget)
+    assert expected.rate > 1 and kept.words == expected.table.to_dict()
+    assert kept.word_sample == expected.info(budget) and kept.sample.rate == 1     # the chunks fit their budget
+    info = trainer.train_from_counts(kept).training_info
+    assert info["curriculum"]["word_sample"]["rate"] == expected.rate
+    assert info["distinct_words"] == len(words)          # the per-word figures count every word
+    whole = GreedTokSuperwordTrainer(k=300, show_progress=False).reduce_counts(chunks)
+    assert whole.words == words and whole.word_sample["rate"] == 1
