@@ -23,6 +23,7 @@ at 1 GB; at 1 GB the same tokenizer as before; ``count --superwords`` on 10 GB w
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -72,6 +73,19 @@ def watched(argv: list[str], cwd: str) -> dict:
     return result
 
 
+def differences(folder: Path, reference: Path) -> str:
+    """What differs between two folders' greedtok.json: the model (vocabulary, ranks), and the
+    keys of ``training`` (a newer build records more, e.g. the word stage's sample)."""
+    ours, theirs = (json.loads((f / "greedtok.json").read_text(encoding="utf-8")) for f in (folder, reference))
+    model = "same model" if ours["model"] == theirs["model"] else "models differ"
+    info = ours.get("training", {})
+    old = theirs.get("training", {})
+    changed = sorted(k for k in set(info) | set(old) if info.get(k) != old.get(k))
+    curriculum = sorted(k for k in set(info.get("curriculum", {})) ^ set(old.get("curriculum", {})))
+    return f"greedtok.json: {model}, training info differing in {changed or 'nothing'} (curriculum keys " \
+           f"only one side has: {curriculum or 'none'})"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, nargs="+", choices=sorted(SIZES), default=[1, 10])
@@ -106,7 +120,7 @@ def main() -> None:
         if gb == 1 and args.reference is not None:
             same = [name for name in FILES if (out / name).read_bytes() == (args.reference / name).read_bytes()]
             print(f"  1 GB tokenizer vs {args.reference}: {len(same)} of {len(FILES)} files byte-identical "
-                  f"({', '.join(same) or 'none'})")
+                  f"({', '.join(same) or 'none'}); {differences(out, args.reference)}")
     peaks = {gb: r["peak_rss_mb"] for gb, what, r in rows if what == "train"}
     if 1 in peaks and 10 in peaks:
         print(f"peak at 10 GB / peak at 1 GB: {peaks[10] / peaks[1]:.2f}x (goal <= 1.3x)")

@@ -49,9 +49,10 @@ DEFAULT_CHUNK_BUDGET_MB = 20.0
 # The distinct words superword GreedTok's word stage trains on, in MB of UTF-8, before it takes a
 # sample of them as the chunk stage does (issue 53): distinct words grow with the corpus too (the
 # generated scale corpus meets new words at ~1.9K per MB), and the word stage indexes every
-# substring of every distinct word (about 50 bytes of memory per byte). 40 MB holds every word of
-# 1 GB of the scale corpus and trains within the chunk stage's peak.
-DEFAULT_WORD_BUDGET_MB = 40.0
+# substring of every distinct word (about 60 bytes of memory per byte: 40 MB of words peaked at
+# 3.5 GB on 10 GB of text). 25 MB holds every word of 1 GB of the scale corpus (13 MB) and keeps
+# the word stage below the chunk stage's peak.
+DEFAULT_WORD_BUDGET_MB = 25.0
 # The memory superword chunks are counted in before the counts spill to disk, in GB (10**9 bytes;
 # issue 53, hf_greedtok.chunk_spill): the chunks of about 0.6 GB of English text. With
 # --max-memory / max_memory_gb, half of that limit instead (trainers.memory_estimate).

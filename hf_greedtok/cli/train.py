@@ -104,7 +104,7 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
                         "Superwords)")
     t.add_argument("--word-budget-mb", type=positive_float, default=None, metavar="MB",
                    help="with --superwords: the most distinct word text the word-level stage trains on, in MB "
-                        f"(default {DEFAULT_WORD_BUDGET_MB:g}; about 50 MB of memory per MB); past it, it trains on "
+                        f"(default {DEFAULT_WORD_BUDGET_MB:g}; about 60 MB of memory per MB); past it, it trains on "
                         "a sample of the words drawn as the chunks' is")
     t.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
                    help="GreedTok: refuse (exit 2, nothing written) a training whose estimated peak memory exceeds "

@@ -104,10 +104,10 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             scale"). Stage 1 always counts the words of every chunk.
             ``training_info["curriculum"]["chunk_sample"]`` records m and the sizes.
         word_budget_mb: the most distinct word text stage 1 trains on, in MB of UTF-8 (default
-            ``DEFAULT_WORD_BUDGET_MB``, 40; None: every word): past it stage 1 trains on the
+            ``DEFAULT_WORD_BUDGET_MB``, 25; None: every word): past it stage 1 trains on the
             words' threshold sample, drawn as the chunks' is (frequent words exact, rarer ones
             by their hash, every count unbiased). Distinct words grow with the corpus, and
-            stage 1 indexes every substring of each (about 50 bytes of memory per byte).
+            stage 1 indexes every substring of each (about 60 bytes of memory per byte).
             ``training_info["curriculum"]["word_sample"]`` records it.
         max_token_length: longest candidate in bytes, both stages.
         pinned_tokens: tokens placed first, before stage 1's.
