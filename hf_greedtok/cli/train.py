@@ -109,7 +109,8 @@ def _add_greedtok_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--max-memory", type=positive_float, default=None, metavar="GB",
                    help="GreedTok: refuse (exit 2, nothing written) a training whose estimated peak memory exceeds "
                         "GB (10^9 bytes); with --superwords the chunk budget is checked before counting, the "
-                        "counted chunks before training. The estimate is printed either way (unless --quiet)")
+                        "counted chunks before training, and counting keeps to half of GB (past it the counts "
+                        "spill to disk, TMPDIR; default 1 GB). The estimate is printed either way (unless --quiet)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -431,7 +432,7 @@ def _training_counts(args: argparse.Namespace, pre, normalizer, specials):
     equal to counting here word for word). A dict, or with ``--superwords`` a
     :class:`~hf_greedtok._chunk_table.ChunkTable` (the chunks of a large corpus in a fifth of
     the memory; from text or count tables), the :class:`~hf_greedtok.chunk_spill.SpilledChunks`
-    of a local count past ``--max-memory``, or on Ray the
+    of a local count past its memory limit (1 GB, or half of ``--max-memory``), or on Ray the
     :class:`~hf_greedtok.distributed.chunk_partitions.RayChunks` left on the cluster; the caller
     closes those (:func:`~.inputs.closing_counts`)."""
     from ..special_tokens import counting_pipeline
