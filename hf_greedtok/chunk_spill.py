@@ -165,6 +165,19 @@ def _itself(table: ChunkTable) -> ChunkTable:
     return table
 
 
+def gathered(counts, limit_bytes: int):
+    """Partitioned counts (``map_partitions``: Ray's) as one ChunkTable when it takes at most
+    ``limit_bytes`` (:attr:`ChunkTable.memory_bytes`): the counts a local count keeps in memory
+    under the same limit, so that both engines write such a table alike (by count, then word);
+    ``counts`` as they are past it (read partition by partition)."""
+    table = ChunkTable()
+    for part in counts.map_partitions(_itself):
+        table.merge(part)
+        if table.memory_bytes > limit_bytes:
+            return counts
+    return table
+
+
 _worker_runs: list = []      # a pool worker's run files (:func:`_set_runs`), sent once per worker
 
 

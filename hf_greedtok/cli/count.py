@@ -64,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from ..normalizers import normalizer_from_name
     from ..pre_tokenizers import ByteLevel, Metaspace
     from ..special_tokens import counting_pipeline
-    from ..word_counts import check_learnable, count_inputs, resolve_corpus
-    from ..trainers.memory_estimate import counting_table_bytes
+    from ..word_counts import check_learnable, resolve_corpus
     from .inputs import check_pattern, check_text_column, check_uri_inputs, closing_counts, stdin_kind
     from .options import check_engine_options, refuse_without
 
@@ -95,17 +94,7 @@ def run(args: argparse.Namespace) -> int:
     # superword chunks into a ChunkTable: nearly every chunk is distinct, a Counter of a large
     # corpus's would take five times the memory
     chunks = args.units == "bytes" and split.spans_words
-    if args.engine == "ray":
-        from ..distributed.counting import count_words_distributed
-        wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
-                                     text_column=text_column, encoding_errors=args.encoding_errors,
-                                     address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
-                                     show_progress=not args.quiet, table=chunks)
-    else:
-        wc = count_inputs(kinds, counting_pre, counting_norm, text_column=text_column,
-                          encoding_errors=args.encoding_errors, num_proc=args.num_proc,
-                          show_progress=not args.quiet, table=chunks,
-                          max_table_bytes=counting_table_bytes(args.max_memory) if chunks else None)
+    wc = _counts(args, kinds, text_column, chunks, pre, normalizer, counting_pre, counting_norm)
     with closing_counts(wc):
         check_learnable(wc, pre, ", ".join(map(str, args.inputs)))     # train would refuse the table
         summary = write_count_table(wc, out, counting_pre, counting_norm)
@@ -118,6 +107,34 @@ def run(args: argparse.Namespace) -> int:
           f"{args.engine} engine; wrote "
           f"{summary.words:,} entries to {out}{omitted}")
     return 0
+
+
+def _counts(args: argparse.Namespace, kinds: dict, text_column: str, chunks: bool, pre, normalizer, counting_pre,
+            counting_norm):
+    """The inputs counted by the engine ``--engine`` names. Superword chunks are held within the
+    counting memory limit (1 GB, or half of ``--max-memory``) on either engine, and past it
+    partitioned (on disk, or on the Ray cluster), so a table is written alike by both engines
+    whenever its counts fit (:func:`~hf_greedtok.chunk_spill.gathered`)."""
+    from ..trainers.memory_estimate import counting_table_bytes
+    from ..word_counts import count_inputs
+
+    limit = counting_table_bytes(args.max_memory) if chunks else None
+    if args.engine == "local":
+        return count_inputs(kinds, counting_pre, counting_norm, text_column=text_column,
+                            encoding_errors=args.encoding_errors, num_proc=args.num_proc,
+                            show_progress=not args.quiet, table=chunks, max_table_bytes=limit)
+    from ..chunk_spill import gathered
+    from ..distributed.counting import count_words_distributed
+    wc = count_words_distributed(args.inputs, pre, normalizer=normalizer, special_tokens=args.special_token,
+                                 text_column=text_column, encoding_errors=args.encoding_errors,
+                                 address=args.ray_address, num_cpus=args.num_proc, max_retries=args.max_retries,
+                                 show_progress=not args.quiet, table=chunks)
+    if not chunks:
+        return wc
+    table = gathered(wc, limit)
+    if table is not wc:
+        wc.close()      # the partitions are read: the Ray session can go
+    return table
 
 
 def _check_output(out: Path, kinds: dict, overwrite: bool) -> None:

@@ -129,7 +129,7 @@ def test_every_counter_counts_the_pieces(split, tmp_path):
     # the Ray counter's task body (run here without Ray): the same worker function
     pytest.importorskip("pyarrow")
     from hf_greedtok.distributed.counting import _count_text_range
-    *parts, _ = _count_text_range(str(path), 0, -1, 1, 1, pre, None, "strict")     # the whole file, one partition
+    *parts, _ = _count_text_range(str(path), 0, -1, 1, 1, pre, None, "strict", False)   # whole file, one partition
     assert dict(zip(*(parts[0].column(c).to_pylist() for c in ("word", "count")))) == want
 
 
