@@ -1,4 +1,4 @@
-"""Chunk counts whose memory is set by a limit, not by the corpus (issue 53).
+"""Chunk counts whose memory is set by a limit, not by the corpus.
 
 Superword chunks are mostly distinct (nine in ten seen once), so an exact count of a corpus's
 chunks grows with the corpus: about 1.5 GB of memory per GB of English text in a
@@ -48,7 +48,7 @@ from ._process_pool import ordered_results
 from ._progress import note
 
 #: Hash bits that pick a chunk's partition: 1,024 partitions, each about 1/1,024 of the
-#: distinct chunks (6 MB of them at 10 GB of English text), one in memory at a time.
+#: distinct chunks (7.6 MB of them at 10 GB of the scale corpus), one in memory at a time.
 PARTITION_BITS = 10
 PARTITIONS = 1 << PARTITION_BITS
 #: The smallest in-memory table a memory limit gives (below it, runs would be many and small).
@@ -56,8 +56,9 @@ MIN_LIMIT_BYTES = 1 << 24
 # A reserved table's bytes per entry besides its text: end, count and hash (int64 each) and at
 # most 4 slots of 4 bytes (the slots are the power of 2 at least twice the entries).
 _INDEX_BYTES_PER_ENTRY = 40
-# the share of the limit reserved for the chunks' UTF-8 (English chunks average 17 bytes, so
-# text and index fill together)
+# the share of the limit reserved for the chunks' UTF-8: distinct chunks of 33 bytes on average
+# fill text and index together (distinct English chunks are longer than the 17-byte average
+# occurrence: the rare ones are long)
 _TEXT_SHARE = 0.45
 
 
@@ -102,7 +103,7 @@ class SpilledChunks:
     def map_partitions(self, fn: Callable[[ChunkTable], T], bar=None, num_proc: Optional[int] = None) -> Iterator[T]:
         """``fn`` of every partition's exact counts, in partition order. What reads spilled
         counts goes through here (the trainer's words, the count histogram, the sample), so that
-        counts held elsewhere (the Ray reducers' partitions, :mod:`hf_greedtok.distributed.counting`)
+        counts held elsewhere (Ray's partitions, :mod:`hf_greedtok.distributed.chunk_partitions`)
         are read by the same functions where they are.
 
         Args:
@@ -221,12 +222,11 @@ class ChunkSpiller:
 
     def merge(self, part: ChunkTable) -> None:
         """Add ``part``'s counts (spilling the table first when they might not fit)."""
-        table = self._table
-        if (table.distinct_bytes + part.distinct_bytes > self.text_bytes
-                or len(table) + len(part) > self.entries):
+        if (self._table.distinct_bytes + part.distinct_bytes > self.text_bytes
+                or len(self._table) + len(part) > self.entries):
             self._spill()
-        table.merge(part)
-        if table.distinct_bytes > self.text_bytes or len(table) > self.entries:
+        self._table.merge(part)
+        if self._table.distinct_bytes > self.text_bytes or len(self._table) > self.entries:
             self._spill()       # a part larger than the table: its vectors grew past the limit
 
     def _spill(self) -> None:

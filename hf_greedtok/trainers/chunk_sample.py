@@ -22,10 +22,10 @@ tokens against the exact trainer, and time and memory at 25 MB to 1 GB of text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 import bisect
 import functools
 import itertools
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Optional, Union
 
