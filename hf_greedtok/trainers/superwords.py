@@ -219,8 +219,10 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
                                                 f"{kept.rate:.4g}): raise {option}")
         # per-word figures of what stage 2's objective is over: the sample's words when sampled
         sampled = all_words if sample.rate == 1 else self._words_table(sample.table)
+        word_sample = words.info(self.word_budget_mb)
+        word_sample["distinct_words_kept"] = word_sample.pop("distinct_chunks_kept")
         return SuperwordCounts(Counter(words.table.to_dict()), sample,
-                               (int(sampled.counts().sum()), len(sampled)), words.info(self.word_budget_mb))
+                               (int(sampled.counts().sum()), len(sampled)), word_sample)
 
     def _reduce_table(self, chunk_counts: Union[Mapping[str, int], ChunkTable], source: str) -> tuple:
         """:meth:`reduce_counts` of counts in memory: (the words of every chunk, a ChunkTable;

@@ -192,9 +192,11 @@ def test_past_the_word_budget_stage_1_trains_on_the_words_threshold_sample():
     kept = trainer.reduce_counts(chunks)
     expected = sample_chunks(words, budget)
     assert expected.rate > 1 and kept.words == expected.table.to_dict()
-    assert kept.word_sample == expected.info(budget) and kept.sample.rate == 1     # the chunks fit their budget
-    info = trainer.train_from_counts(kept).training_info
-    assert info["curriculum"]["word_sample"]["rate"] == expected.rate
-    assert info["distinct_words"] == len(words)          # the per-word figures count every word
+    info = expected.info(budget)
+    info["distinct_words_kept"] = info.pop("distinct_chunks_kept")
+    assert kept.word_sample == info and kept.sample.rate == 1     # the chunks fit their budget
+    trained = trainer.train_from_counts(kept).training_info
+    assert trained["curriculum"]["word_sample"] == info
+    assert trained["distinct_words"] == len(words)          # the per-word figures count every word
     whole = GreedTokSuperwordTrainer(k=300, show_progress=False).reduce_counts(chunks)
     assert whole.words == words and whole.word_sample["rate"] == 1
