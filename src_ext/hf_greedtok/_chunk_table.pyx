@@ -607,27 +607,24 @@ cdef class ChunkTable:
 
     def reserve(self, int64_t text_bytes, int64_t entries) -> None:
         """Hold room for ``text_bytes`` bytes of UTF-8 and ``entries`` entries, so that a table
-        filled no further never reallocates (its memory stays :attr:`memory_bytes`).
+        filled no further never moves its text or its per-entry vectors (address space: their
+        pages are touched as they fill). The hash slots still double as entries come (4 to 16
+        bytes an entry), so a table reserved large but filled little stays small.
 
         Raises:
             ValueError: a negative size, or more than 2**32-2 entries.
         """
         if text_bytes < 0 or entries < 0 or entries > _MAX_ENTRIES:
             raise ValueError(f"cannot reserve {text_bytes} bytes and {entries} entries")
-        cdef size_t slots = self._slots.size()
-        while slots < <size_t>(2 * entries):
-            slots *= 2
         with nogil:
             self._text.reserve(text_bytes)
             self._ends.reserve(entries)
             self._counts.reserve(entries)
             self._hashes.reserve(entries)
-            if slots != self._slots.size():
-                self._slots.assign(slots // 2, 0)       # _grow doubles it and places every entry
-                self._grow()
 
     def clear(self) -> None:
-        """Drop every entry, keeping the memory reserved (the next fill reallocates nothing)."""
+        """Drop every entry, keeping the memory reserved and the slots grown (the next fill to
+        the same size reallocates nothing)."""
         self._text.clear()
         self._ends.clear()
         self._counts.clear()
