@@ -13,6 +13,7 @@ RSS includes the object-store pages it maps (shown apart as "shared"). The local
 and sample must equal it. The machine load is printed before and after.
 
     python benchmarks/bench_ray_superwords.py --file /path/english_250MB.txt     # about 6 minutes on 2 cores
+    python benchmarks/bench_ray_superwords.py --file /path/english_4000MB.txt --runs local:2,cluster:3
 """
 from __future__ import annotations
 
@@ -105,7 +106,15 @@ def child(path: str, cpus: int, engine: str) -> None:
 
         from hf_greedtok.distributed import count_words_distributed
         t0 = time.perf_counter()
-        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        if engine == "cluster":     # simulated nodes: a raylet and an object store each, one CPU each
+            from ray.cluster_utils import Cluster
+            cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+            for _ in range(cpus - 1):
+                cluster.add_node(num_cpus=1)
+            ray.init(address=cluster.address, log_to_driver=False)
+            out["nodes"] = len([n for n in ray.nodes() if n["Alive"]])
+        else:
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
         out["init_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         chunks = count_words_distributed(path, ByteLevel("superwords"), show_progress=False, table=True)
@@ -133,7 +142,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--file", help="a text file (the generated scale corpus)")
     parser.add_argument("--runs", default="local:2,ray:1,ray:2",
-                        help="ENGINE:CPUS configurations, comma separated; the first is the reference")
+                        help="ENGINE:CPUS configurations, comma separated; the first is the reference; "
+                             "cluster:N is N simulated nodes of one CPU (ray.cluster_utils.Cluster)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -20,7 +20,8 @@ same kind trained on the smallest size (the issue's goal: 1 GB no worse than 25 
 corpora (Brown, Shakespeare and Milton, the Python docs: never trained on here); ``--reference-file``
 trains on prefixes of another file instead (the large reference, ``scale_corpus.py
 --reference-large``), and ``--budgets default`` passes no ``--chunk-budget-mb``. ``--heldout FOLDER...``
-only counts those held-out tokens of saved folders (for trainings run by hand). The generated
+only counts the held-out tokens of saved folders (for trainings run by hand), both kinds: ``--real``'s
+and the four other domains. The generated
 corpus is for time and memory: its phrases are a Markov chain's, and trained on more of it the
 exact trainer takes more held-out tokens (benchmarks/RESULTS.md, "Superwords at corpus scale").
 
@@ -60,6 +61,11 @@ def heldout_tokens(folder: Path, held_out: dict[str, list[str]]) -> int:
     from hf_greedtok import Tokenizer
     tok = Tokenizer.load(folder)
     return sum(len(ids) for lines in held_out.values() for ids in tok.encode_batch(lines))
+
+
+def other_domain_texts() -> dict[str, list[str]]:
+    """The held-out text of the generated corpus: the four English texts of other domains, their lines."""
+    return {name: path.read_text(encoding="utf-8").splitlines(keepends=True) for name, path in texts().items()}
 
 
 def train_once(cli: str, path: Path, flags: list[str], total: int, held_out: dict[str, list[str]]) -> dict:
@@ -153,16 +159,17 @@ def main() -> None:
     p.add_argument("--plot", type=Path, help="write the seconds and GB plot here (PNG)")
     args = p.parse_args()
     if args.heldout:
-        held_out = real_held_out()
+        held_out, other = real_held_out(), other_domain_texts()
         for folder in args.heldout:
-            print(f"{heldout_tokens(folder, held_out):,} held-out tokens  {folder}", flush=True)
+            print(f"{heldout_tokens(folder, held_out):,} held-out tokens (--real's), "
+                  f"{heldout_tokens(folder, other):,} on the four other domains  {folder}", flush=True)
         return
     cli = shutil.which("hf-greedtok", path=str(Path(sys.executable).parent)) or "hf-greedtok"
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     if args.real:
         real(args, cli)
         return
-    held_out = {name: path.read_text(encoding="utf-8").splitlines(keepends=True) for name, path in texts().items()}
+    held_out = other_domain_texts()
     print("| MB | kind | wall s | peak RSS MB | s per MB | chunk sample (rate, distinct chunks) | held-out tokens "
           "| vs smallest | load before |")
     print("|---:|---|---:|---:|---:|---|---:|---:|---:|")

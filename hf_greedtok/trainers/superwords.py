@@ -93,7 +93,7 @@ class GreedTokSuperwordTrainer(GreedTokTrainer):
             takes no more tokens than with word-level GreedTok. Only costs anything on a corpus
             with letters of several scripts.
         chunk_budget_mb: the most distinct chunk text stage 2 trains on, in MB of UTF-8 (10**6
-            bytes; default ``DEFAULT_CHUNK_BUDGET_MB``, 20); None: every chunk, however many.
+            bytes; default ``DEFAULT_CHUNK_BUDGET_MB``, 35); None: every chunk, however many.
             Stage 2's memory and time follow the distinct chunks' bytes (English: about 100 MB
             of peak memory per MB), and those grow with the corpus, so past the budget stage 2
             trains on a threshold sample of the chunk counts
