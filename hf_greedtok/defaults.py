@@ -45,9 +45,9 @@ DEFAULT_SUPERWORD_MIN_FREQUENCY = 32
 # The distinct chunk text superword GreedTok's chunk stage trains on, in MB (10**6 bytes of UTF-8),
 # before it takes a sample (issue 41, hf_greedtok.trainers.chunk_sample). Issue 53 measured the
 # sample against the exact trainer on 250 MB of real English (203.9 MB of distinct chunks, held-out
-# tokens, benchmarks/RESULTS.md "What the chunk sample costs"): +1.03% at 10 MB, +0.38% at 20,
-# +0.26% at 30, -0.07% at 35, +0.14% at 60; 35 MB is the smallest budget within 0.15% and keeps the
-# chunk stage at about 3.7 GB, within the 4 GB that 10 GB of text trains in.
+# tokens, benchmarks/RESULTS.md "What the chunk sample costs on real English"): +1.03% at 10 MB,
+# +0.38% at 20, +0.33% at 25, +0.26% at 30, -0.07% at 35, -0.13% at 45, +0.14% at 60. 35 MB is the
+# smallest of those within 0.15%, and its peak (about 3.8 GB at 1 and 10 GB of text) stays within 4 GB.
 DEFAULT_CHUNK_BUDGET_MB = 35.0
 # The distinct words superword GreedTok's word stage trains on, in MB of UTF-8, before it takes a
 # sample of them as the chunk stage does (issue 53): distinct words grow with the corpus too (the
