@@ -33,9 +33,9 @@ from itertools import pairwise
 from pathlib import Path
 
 from bench_superword_scale import real_held_out, real_prefix
-from hf_greedtok._chunk_table import ChunkTable
 
 from hf_greedtok import Tokenizer
+from hf_greedtok._chunk_table import ChunkTable
 from hf_greedtok.trainers.chunk_sample import sample_chunks
 from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer
 
