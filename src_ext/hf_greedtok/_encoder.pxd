@@ -43,19 +43,36 @@ cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
 
 
 cdef struct CacheSlot:
-    uint64_t word       # a key of at most 8 bytes itself (zero-padded), else the key's hash
-    int32_t val         # a key of at most 8 bytes with one id: the id; else the offset in vals
-                        # of the ids, followed (key over 8 bytes) by the key's bytes
-    uint16_t key_len    # 0: empty slot (cached keys have 2..CACHE_MAX_UNITS units)
+    uint64_t word       # a hash of the key (keys over HFG_WORD_MAX bytes: the short ones are in words)
+    int32_t val         # the offset in vals of the ids, followed by the key's bytes
+    uint16_t key_len    # 0: empty slot (cached keys have HFG_WORD_MAX + 1..CACHE_MAX_UNITS units)
     uint16_t val_len    # 16 bytes in all: four slots to a cache line
 
 
-cdef struct WideSlot:
-    uint64_t k0         # a key of 9..16 bytes: its first 8 bytes
-    uint64_t k1         # and the rest, zero-padded
-    int32_t v[3]        # its ids, if at most 3; else v[0] is their offset in vals
-    uint16_t key_len    # 0: empty slot
-    uint16_t val_len    # 32 bytes in all: two slots to a cache line
+cdef extern from "_word_cache.h" nogil:
+    enum:
+        HFG_WORD_MAX
+    ctypedef struct hfg_word_slot:
+        uint64_t k0
+        uint64_t k1
+        int32_t v[3]
+        uint32_t val_len
+    ctypedef struct hfg_word_table:
+        hfg_word_slot* slots
+        uint64_t count
+        int64_t used
+    int hfg_word_table_init(hfg_word_table* t, uint64_t count)
+    void hfg_word_table_free(hfg_word_table* t)
+    void hfg_word_key(const uint8_t* b, int64_t n, int64_t readable, uint64_t* k0, uint64_t* k1)
+    const hfg_word_slot* hfg_word_find(const hfg_word_table* t, uint64_t k0, uint64_t k1)
+    int hfg_word_insert(hfg_word_table* t, uint64_t k0, uint64_t k1, const int32_t* ids, int64_t k, int32_t at)
+    uint64_t hfg_long_key(const uint8_t* b, int64_t n)
+    uint64_t hfg_long_start(uint64_t word, int64_t n)
+    void hfg_word_keys(const hfg_word_table* t, const uint8_t* text, int64_t n, int64_t start,
+                       const int64_t* ends, int64_t count, uint64_t* k0, uint64_t* k1, uint64_t* at,
+                       const uint8_t* long_slots, uint64_t long_mask, size_t long_slot_bytes, int64_t long_max)
+    int64_t hfg_word_hits(const hfg_word_table* t, const uint64_t* k0, const uint64_t* k1, const uint64_t* at,
+                          int64_t start, int64_t count, int32_t* out, int64_t* written)
 
 
 cdef extern from *:
@@ -73,17 +90,15 @@ cdef struct ByteStep:
 
 @cython.final
 cdef class _Worker:
-    cdef CacheSlot* slots[2]            # masks[m] + 1 slots each (_huge_table.h memory)
+    cdef hfg_word_table words[2]        # keys of 1..HFG_WORD_MAX bytes (_word_cache.h)
+    cdef CacheSlot* slots[2]            # longer keys: masks[m] + 1 slots each (_huge_table.h memory)
     cdef uint64_t masks[2]
     cdef int64_t used[2]
-    cdef WideSlot* wide[2]              # keys of 9..16 bytes: wide_masks[m] + 1 slots each
-    cdef uint64_t wide_masks[2]
-    cdef int64_t wide_used[2]
     cdef vector[int32_t] vals[2]
     cdef vector[uint64_t] matches
     cdef vector[uint8_t] cov
     cdef vector[int64_t] ring           # optimal: dp values of the next max_len + 1 ends
-    cdef vector[int32_t] back_start
+    cdef vector[int32_t] back_start     # optimal: back pointers and ranks; cover: the ranks applied
     cdef vector[int32_t] bucket_head    # long-word cover: positions waiting on each rank,
     cdef vector[int32_t] bucket_tail    # as linked lists through bucket_next
     cdef vector[int32_t] bucket_next
@@ -99,12 +114,7 @@ cdef class _Worker:
     cdef int _reset(self, int m) except -1 nogil
     cdef void _trim(self) noexcept nogil
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil
-    cdef int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil
-    cdef WideSlot* wide_find(self, int m, uint64_t k0, uint64_t k1, int64_t n) noexcept nogil
-    cdef int32_t wide_hit(self, int m, const uint8_t* key, int64_t n) noexcept nogil
-    cdef int wide_insert(self, int m, uint64_t k0, uint64_t k1, int64_t n, const int32_t* ids,
-                         int64_t k) except -1 nogil
-    cdef const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil
+    cdef int word_insert(self, int m, uint64_t k0, uint64_t k1, const int32_t* ids, int64_t k) except -1 nogil
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil
 
@@ -117,6 +127,8 @@ cdef class RankedEncoder:
     cdef vector[ByteStep] byte_steps    # the same trie at byte level, a node per slot (_build_byte_steps)
     cdef uint64_t byte_mask
     cdef int byte_shift
+    cdef int32_t root_node[256]         # the root's child along each byte (-1: none): a walk's
+    cdef int32_t root_prio[256]         # first step from L1, no hash; and its token's rank
     cdef vector[int32_t] prio_id
     cdef vector[int32_t] prio_len
     cdef int32_t max_len
@@ -139,6 +151,11 @@ cdef class RankedEncoder:
             if node >= 0:
                 prio[0] = self.node_prio[node]
             return node
+        if node == 0:
+            node = self.root_node[unit]
+            if node >= 0:
+                prio[0] = self.root_prio[unit]
+            return node
         key = (<uint32_t>node << 8) | unit
         h = (<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> self.byte_shift
         slots = self.byte_steps.data()
@@ -153,7 +170,7 @@ cdef class RankedEncoder:
     cdef int64_t _single_ids(self, uint32_t unit, int32_t* ids) noexcept nogil
     cdef int _emit_single(self, uint32_t unit, vector[int32_t]& out) except -1 nogil
     cdef int32_t _rank_of(self, const uint32_t* u, int64_t n) noexcept nogil
-    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov,
+    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov, const int32_t* applied,
                          vector[int32_t]& out) except -1 nogil
     cdef int _cover(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
@@ -166,8 +183,8 @@ cdef class RankedEncoder:
                            _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
-    cdef int _encode_wide(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
-                          _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode_short(self, const uint8_t* key, int64_t nkey, int64_t readable, const uint32_t* u, int64_t n,
+                           int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int64_t _encode_miss(self, const uint8_t* key, const uint32_t* u, int64_t n, int mode, _Worker wk,
                               vector[int32_t]& out) except -1 nogil
     cdef int _encode(self, const uint32_t* u, int64_t n, int mode, _Worker wk,
@@ -177,14 +194,14 @@ cdef class RankedEncoder:
     cdef int _load_units(self, PyObject* obj, _Worker wk) except -1 nogil
     cdef int64_t _encode_range(self, PyObject** objs, int64_t lo, int64_t hi, int mode,
                                _Worker wk, vector[int32_t]& out, int64_t* counts) except -2 nogil
-    cdef int32_t _common_id(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
-                            _Worker wk) noexcept nogil
     cdef int _encode_rare(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
                           _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
                            vector[int32_t]& out) except -1 nogil
     cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
                                   vector[int32_t]& out) except -1 nogil
+    cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
+                          int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)

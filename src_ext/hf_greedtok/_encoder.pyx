@@ -37,6 +37,7 @@ cdef extern from "_huge_table.h" nogil:
 cdef extern from "_parallel.h" nogil:
     ctypedef int (*hfg_task_fn)(void* ctx, int t) except -1
     int hfg_run_tasks(int n, hfg_task_fn fn, void* ctx) except -1
+    int64_t hfg_take_next(int64_t* counter)
 
 import numpy as np
 
@@ -84,39 +85,6 @@ cdef inline uint64_t _load8(const uint8_t* b, int64_t n) noexcept nogil:
     return v
 
 
-cdef inline uint64_t _key_word(const uint8_t* b, int64_t n) noexcept nogil:
-    """What a cache slot stores for the key b[0:n]: the key itself if it fits in 8 bytes
-    (zero-padded; slots also compare lengths), else a multiplicative hash of it, eight bytes
-    per step (slots keep long keys in full to compare)."""
-    if n <= 8:
-        return _load8(b, n)
-    cdef uint64_t h = <uint64_t>n * <uint64_t>0x9E3779B97F4A7C15ULL
-    cdef int64_t i = 0
-    while True:
-        # whole 8-byte loads only: the last one ends at n (it may overlap the one before)
-        h = (h ^ _load8(b + min(i, n - 8), 8)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-        h ^= h >> 31
-        i += 8
-        if i >= n:
-            return h
-
-
-cdef inline uint64_t _key_word_in(const uint8_t* b, int64_t n, int64_t readable) noexcept nogil:
-    """:func:`_key_word` of b[0:n] (n >= 1), where ``readable`` >= n bytes from b may be read:
-    a key of at most 8 bytes with 8 readable is one load, masked, instead of a loop."""
-    cdef uint64_t v
-    if n < 8 and readable >= 8:
-        memcpy(&v, b, 8)
-        return v & ((<uint64_t>1 << (8 * n)) - 1)
-    return _key_word(b, n)
-
-
-cdef inline uint64_t _slot_hash(uint64_t word, int64_t n) noexcept nogil:
-    """The probe start of a slot's word (mixed: short keys are the raw bytes)."""
-    word = (word ^ <uint64_t>n) * <uint64_t>0x9E3779B97F4A7C15ULL
-    return word ^ (word >> 29)
-
-
 cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
     """a[0:n] == b[0:n], for n >= 8: whole 8-byte loads, the last one ending at n."""
     cdef int64_t i = 0
@@ -128,31 +96,16 @@ cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noex
             return True
 
 
-cdef inline uint64_t _wide_k1(const uint8_t* b, int64_t n) noexcept nogil:
-    """Bytes 8..n-1 of a key of 9..16 bytes b[0:n], zero-padded: the 8 bytes that end at n,
-    shifted past the ones the first word holds (nothing after b[n - 1] is read)."""
-    return _load8(b + n - 8, 8) >> (8 * (16 - n))
-
-
-cdef inline uint64_t _wide_hash(uint64_t k0, uint64_t k1, int64_t n) noexcept nogil:
-    """The probe start of a key of 9..16 bytes (its two words)."""
-    return _slot_hash(k0 ^ (k1 * <uint64_t>0xBF58476D1CE4E5B9ULL), n)
-
-
-ctypedef fused slot_t:
-    CacheSlot
-    WideSlot
-
-
-cdef inline uint64_t _probe_start(const slot_t* slot) noexcept nogil:
+cdef inline uint64_t _probe_start(const CacheSlot* slot) noexcept nogil:
     """Where the probe for a filled slot's key starts (before masking)."""
-    if slot_t is CacheSlot:
-        return _slot_hash(slot.word, slot.key_len)
-    else:
-        return _wide_hash(slot.k0, slot.k1, slot.key_len)
+    return hfg_long_start(slot.word, slot.key_len)
 
 
-cdef int _grow_table(slot_t** table, uint64_t* mask) except -1 nogil:
+cdef extern from *:
+    void __builtin_prefetch(const void* p) nogil
+
+
+cdef int _grow_table(CacheSlot** table, uint64_t* mask) except -1 nogil:
     """Double the open-addressing table table[0] of mask[0] + 1 slots: each filled slot moves to
     its probe start in the new table or the first empty slot after it.
 
@@ -161,8 +114,8 @@ cdef int _grow_table(slot_t** table, uint64_t* mask) except -1 nogil:
     """
     cdef size_t count = mask[0] + 1, j
     cdef uint64_t grown_mask = 2 * count - 1, i
-    cdef slot_t* grown = <slot_t*>hfg_table_alloc(2 * count * sizeof(slot_t))
-    cdef const slot_t* old = table[0]
+    cdef CacheSlot* grown = <CacheSlot*>hfg_table_alloc(2 * count * sizeof(CacheSlot))
+    cdef const CacheSlot* old = table[0]
     if grown == NULL:
         with gil:
             raise MemoryError(f"a word cache of {2 * count} slots could not be allocated")
@@ -179,7 +132,7 @@ cdef int _grow_table(slot_t** table, uint64_t* mask) except -1 nogil:
 
 
 cdef int64_t CACHE_MIN_SLOTS = 1 << 12
-cdef int64_t CACHE_MIN_WIDE = 1 << 10
+cdef int64_t CACHE_MIN_WORDS = 1 << 12
 cdef int MAX_SLOTS = 8                  # threads with a word cache of their own (encode_texts)
 cdef int64_t MIN_CHARS_PER_THREAD = 1 << 15   # a slice below this many characters costs more to start than it saves
 THREAD_SLOTS = MAX_SLOTS
@@ -187,18 +140,20 @@ cdef size_t SCRATCH_KEEP_UNITS = 1 << 20   # a pooled worker keeps scratch up to
 # ... and a slice's ids up to this many (16 MB): a batch path call then writes into pages it
 # touched last time instead of growing a fresh vector (page faults, copies) on every call
 cdef size_t SLICE_IDS_KEEP = 1 << 22
+cdef enum:
+    SPAN_WORDS = 32     # words whose cache lines are prefetched before any is looked up
 
 
 cdef class _Worker:
     """Per-thread scratch buffers plus one word cache per mode (never shared by two threads).
 
-    The cache is an open-addressing table of 16-byte slots (four to a cache line) keyed by the
-    word's bytes (UTF-8 at byte level; the uint32 units' bytes otherwise). A key of at most 8
-    bytes and a single id, most words, live in the slot itself, so a hit reads one cache line;
-    longer id lists and longer keys sit in an arena (vals). Keys of 9..16 bytes (most long
-    words) have a table of their own, of 32-byte slots holding the key and up to 3 ids, so
-    their hit too reads one cache line instead of a slot and the arena. The tables start small,
-    double at half load, and are cleared when they hold CACHE_MAX_ENTRIES words together.
+    The cache is keyed by the word's bytes (UTF-8 at byte level; the uint32 units' bytes
+    otherwise). Keys of 1..HFG_WORD_MAX bytes, nearly every word, live in ``words``
+    (_word_cache.h: 32-byte slots holding the key and up to 3 ids, probed a cache line at a
+    time). Longer keys sit in an open-addressing table of 16-byte slots keyed by a hash, their
+    ids and bytes in an arena (vals), which also holds the ids of short keys with more than 3.
+    The tables start small, double (``words`` at 3/4 load, the other at half), and are cleared
+    when they hold CACHE_MAX_ENTRIES words together.
     """
     def __cinit__(self):
         cdef int m
@@ -209,25 +164,19 @@ cdef class _Worker:
         cdef int m
         for m in range(2):
             hfg_table_free(self.slots[m])
-            hfg_table_free(self.wide[m])
+            hfg_word_table_free(&self.words[m])
 
     cdef int _reset(self, int m) except -1 nogil:
         cdef CacheSlot* fresh = <CacheSlot*>hfg_table_alloc(CACHE_MIN_SLOTS * sizeof(CacheSlot))
-        cdef WideSlot* wide = <WideSlot*>hfg_table_alloc(CACHE_MIN_WIDE * sizeof(WideSlot))
-        if fresh == NULL or wide == NULL:
+        if fresh == NULL or hfg_word_table_init(&self.words[m], CACHE_MIN_WORDS) != 0:
             hfg_table_free(fresh)
-            hfg_table_free(wide)
             with gil:
                 raise MemoryError("a word cache could not be allocated")
         hfg_table_free(self.slots[m])
-        hfg_table_free(self.wide[m])
         self.slots[m] = fresh
         self.masks[m] = CACHE_MIN_SLOTS - 1
-        self.wide[m] = wide
-        self.wide_masks[m] = CACHE_MIN_WIDE - 1
         self.vals[m].clear()
         self.used[m] = 0
-        self.wide_used[m] = 0
         return 0
 
     cdef void _trim(self) noexcept nogil:
@@ -263,9 +212,9 @@ cdef class _Worker:
             vector[int32_t]().swap(self.slice_ids)
 
     cdef CacheSlot* lookup(self, int m, uint64_t h, const uint8_t* key, int64_t n) noexcept nogil:
-        """The cache slot of the key key[0:n] (bytes), whose :func:`_key_word` is h; or NULL."""
+        """The cache slot of the key key[0:n] (bytes), whose :func:`hfg_long_key` is h; or NULL."""
         cdef uint64_t mask = self.masks[m]
-        cdef uint64_t i = _slot_hash(h, n) & mask
+        cdef uint64_t i = hfg_long_start(h, n) & mask
         cdef CacheSlot* slot
         cdef CacheSlot* slots = self.slots[m]
         while True:
@@ -273,83 +222,34 @@ cdef class _Worker:
             if slot.key_len == 0:
                 return NULL
             if slot.word == h and slot.key_len == n and \
-                    (n <= 8 or _same_bytes(<const uint8_t*>(self.vals[m].data() + slot.val + slot.val_len), key, n)):
+                    _same_bytes(<const uint8_t*>(self.vals[m].data() + slot.val + slot.val_len), key, n):
                 return slot
             i = (i + 1) & mask
 
-    cdef inline int32_t short_hit(self, int m, uint64_t h, int64_t n) noexcept nogil:
-        """The id of the key of 2..8 bytes whose :func:`_key_word` is h (the key itself), when the
-        cache holds it with one id (the common hit, taken without a call: the probe needs no
-        byte comparison); else -1."""
-        cdef uint64_t mask = self.masks[m]
-        cdef uint64_t i = _slot_hash(h, n) & mask
-        cdef CacheSlot* slots = self.slots[m]
-        while slots[i].key_len:
-            if slots[i].word == h and slots[i].key_len == n:
-                return slots[i].val if slots[i].val_len == 1 else -1
-            i = (i + 1) & mask
-        return -1
-
-    cdef inline WideSlot* wide_find(self, int m, uint64_t k0, uint64_t k1, int64_t n) noexcept nogil:
-        """The wide slot of the key of 9..16 bytes whose words are k0, k1 (:func:`_wide_k1`); or
-        NULL."""
-        cdef uint64_t mask = self.wide_masks[m]
-        cdef uint64_t i = _wide_hash(k0, k1, n) & mask
-        cdef WideSlot* slots = self.wide[m]
-        while slots[i].key_len:
-            if slots[i].k0 == k0 and slots[i].k1 == k1 and slots[i].key_len == n:
-                return &slots[i]
-            i = (i + 1) & mask
-        return NULL
-
-    cdef inline int32_t wide_hit(self, int m, const uint8_t* key, int64_t n) noexcept nogil:
-        """The id of the key key[0:n] of 9..16 bytes when the cache holds it with one id (taken
-        inline, as :meth:`short_hit`); else -1."""
-        cdef WideSlot* slot = self.wide_find(m, _load8(key, 8), _wide_k1(key, n), n)
-        return slot.v[0] if slot != NULL and slot.val_len == 1 else -1
-
-    cdef int wide_insert(self, int m, uint64_t k0, uint64_t k1, int64_t n, const int32_t* ids,
-                         int64_t k) except -1 nogil:
-        """Cache ids[0:k] for the key of 9..16 bytes whose words are k0, k1."""
-        if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
+    cdef int word_insert(self, int m, uint64_t k0, uint64_t k1, const int32_t* ids, int64_t k) except -1 nogil:
+        """Cache ids[0:k] for the short key (k0, k1) of :func:`hfg_word_key` (absent from words[m]);
+        more than 3 ids go to the arena."""
+        cdef int32_t at = 0
+        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES:
             self._reset(m)
-        if 2 * (self.wide_used[m] + 1) > <int64_t>self.wide_masks[m] + 1:
-            _grow_table(&self.wide[m], &self.wide_masks[m])
-        cdef uint64_t mask = self.wide_masks[m]
-        cdef uint64_t i = _wide_hash(k0, k1, n) & mask
-        cdef size_t at
-        while self.wide[m][i].key_len:
-            i = (i + 1) & mask
-        cdef WideSlot* slot = &self.wide[m][i]
-        slot.k0 = k0
-        slot.k1 = k1
-        slot.key_len = <uint16_t>n
-        slot.val_len = <uint16_t>k
-        if k <= 3:
-            memcpy(slot.v, ids, k * sizeof(int32_t))
-        else:
-            at = self.vals[m].size()
-            slot.v[0] = <int32_t>at
+        if k > 3:
+            at = <int32_t>self.vals[m].size()
             self.vals[m].insert(self.vals[m].end(), ids, ids + k)
-        self.wide_used[m] += 1
+        if hfg_word_insert(&self.words[m], k0, k1, ids, k, at) != 0:
+            with gil:
+                raise MemoryError(f"a word cache of {2 * self.words[m].count} slots could not be allocated")
         return 0
-
-    cdef inline const int32_t* slot_ids(self, int m, CacheSlot* slot) noexcept nogil:
-        """The ids a slot of mode m holds (slot.val_len of them)."""
-        if slot.val_len == 1 and slot.key_len <= 8:
-            return &slot.val
-        return self.vals[m].data() + slot.val
 
     cdef int insert(self, int m, uint64_t h, const uint8_t* key, int64_t n,
                     const int32_t* ids, int64_t k) except -1 nogil:
-        """Cache ids[0:k] for the key key[0:n] (2..8 or 17..CACHE_MAX_UNITS bytes: 9..16 go to
-        :meth:`wide_insert`), whose :func:`_key_word` is h."""
-        if self.used[m] + self.wide_used[m] >= CACHE_MAX_ENTRIES:
+        """Cache ids[0:k] for the key key[0:n] (HFG_WORD_MAX + 1..CACHE_MAX_UNITS bytes: shorter
+        ones go to :meth:`word_insert`), whose :func:`hfg_long_key` is h."""
+        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES:
             self._reset(m)
         if 2 * (self.used[m] + 1) > <int64_t>self.masks[m] + 1:
             _grow_table(&self.slots[m], &self.masks[m])
         cdef uint64_t mask = self.masks[m]
-        cdef uint64_t i = _slot_hash(h, n) & mask
+        cdef uint64_t i = hfg_long_start(h, n) & mask
         cdef size_t at
         while self.slots[m][i].key_len:
             i = (i + 1) & mask
@@ -357,16 +257,12 @@ cdef class _Worker:
         slot.word = h
         slot.key_len = <uint16_t>n
         slot.val_len = <uint16_t>k
-        if k == 1 and n <= 8:
-            slot.val = ids[0]
-        else:
-            at = self.vals[m].size()
-            slot.val = <int32_t>at
-            # the ids, then a long key's bytes in whole int32s (zero-padded)
-            self.vals[m].resize(at + k + (((n + 3) // 4) if n > 8 else 0), 0)
-            memcpy(self.vals[m].data() + at, ids, k * sizeof(int32_t))
-            if n > 8:
-                memcpy(self.vals[m].data() + at + k, key, n)
+        at = self.vals[m].size()
+        slot.val = <int32_t>at
+        # the ids, then the key's bytes in whole int32s (zero-padded)
+        self.vals[m].resize(at + k + (n + 3) // 4, 0)
+        memcpy(self.vals[m].data() + at, ids, k * sizeof(int32_t))
+        memcpy(self.vals[m].data() + at + k, key, n)
         self.used[m] += 1
         return 0
 
@@ -435,25 +331,54 @@ ctypedef fused str_unit_t:       # a str's data: 1, 2 or 4 bytes a code point
     uint32_t
 
 
-cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, uint8_t* out) noexcept nogil:
+cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, int64_t nends, uint8_t* out) noexcept nogil:
     """Write the UTF-8 bytes of the code points t[0:n] (lone surrogates as U+FFFD) to out (room
-    for 4n bytes) and turn ``ends``, the words' ends in code points (increasing, the last n), into
-    their ends in bytes; returns the number of bytes. One pass: each word's bytes are found in
-    place instead of being written again word by word."""
-    cdef int64_t i, nb = 0
-    cdef uint32_t cp
-    cdef int64_t* next_end = ends
-    for i in range(n):
-        cp = t[i]
-        if cp < 0x80:
-            out[nb] = <uint8_t>cp
-            nb += 1
+    for 4n bytes) and turn ``ends``, the nends words' ends in code points (increasing, the last
+    n), into their ends in bytes; returns the number of bytes. One pass, 64 code points at a
+    time: a block of ASCII (most blocks of most texts) is copied as it is and its ends moved by
+    the bytes the blocks before it added; another block goes a code point at a time."""
+    cdef int64_t i = 0, k, m, nb = 0, e = 0
+    cdef uint32_t cp, seen
+    while i < n:
+        m = min(<int64_t>64, n - i)
+        seen = 0
+        for k in range(m):
+            seen |= t[i + k]
+        if seen < 0x80:
+            for k in range(m):
+                out[nb + k] = <uint8_t>t[i + k]
+            while e < nends and ends[e] <= i + m:
+                ends[e] += nb - i
+                e += 1
+            nb += m
         else:
-            nb += _utf8_bytes(cp, out + nb)
-        if next_end[0] == i + 1:
-            next_end[0] = nb
-            next_end += 1
+            for k in range(i, i + m):
+                cp = t[k]
+                if cp < 0x80:
+                    out[nb] = <uint8_t>cp
+                    nb += 1
+                else:
+                    nb += _utf8_bytes(cp, out + nb)
+                if e < nends and ends[e] == k + 1:
+                    ends[e] = nb
+                    e += 1
+        i += m
     return nb
+
+
+cdef inline int _append_ids(vector[int32_t]& out, const int32_t* ids, int64_t k) except -1 nogil:
+    """out += ids[0:k], the vector growing to the next power of two as push_back's doubling
+    would: its capacities, and so the blocks the allocator hands out and takes back, stay
+    those of the ids alone (a range insert grows to twice the size, and a long text after
+    another then kept 17 MB more of the process each time)."""
+    cdef size_t need = out.size() + <size_t>k, room
+    if need > out.capacity():
+        room = 1
+        while room < need:
+            room <<= 1
+        out.reserve(room)
+    out.insert(out.end(), ids, ids + k)
+    return 0
 
 
 cdef class RankedEncoder:
@@ -553,6 +478,13 @@ cdef class RankedEncoder:
                 self.byte_steps[h].key = key
                 node = <int32_t>h + 1
             self.byte_steps[node - 1].prio = <int32_t>r
+        for j in range(256):
+            key = <uint32_t>j
+            h = (<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> self.byte_shift
+            while self.byte_steps[h].key != key and self.byte_steps[h].key != _EMPTY_BYTE_STEP:
+                h = (h + 1) & self.byte_mask
+            self.root_node[j] = <int32_t>h + 1 if self.byte_steps[h].key == key else -1
+            self.root_prio[j] = self.byte_steps[h].prio if self.byte_steps[h].key == key else -1
         self.trie.release()
         self.node_prio.clear()
         self.node_prio.shrink_to_fit()
@@ -573,7 +505,7 @@ cdef class RankedEncoder:
         if not 0 <= slot < MAX_SLOTS:
             raise ValueError(f"slot must be in 0..{MAX_SLOTS - 1}, got {slot}")
         cdef _Worker wk = self._slot_workers[slot]
-        return 0 if wk is None else wk.used[<int>_MODES[mode]] + wk.wide_used[<int>_MODES[mode]]
+        return 0 if wk is None else wk.used[<int>_MODES[mode]] + wk.words[<int>_MODES[mode]].used
 
     @property
     def n_tokens(self):
@@ -614,17 +546,19 @@ cdef class RankedEncoder:
                 return -1
         return p
 
-    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov,
+    cdef int _emit_cover(self, const uint32_t* u, int64_t n, const uint8_t* cov, const int32_t* applied,
                          vector[int32_t]& out) except -1 nogil:
         """Emit a cover: each maximal run of covered gaps is one applied token (the applied
-        tokens are laminar, and two adjacent ones leave the gap between them uncovered)."""
+        tokens are laminar, and two adjacent ones leave the gap between them uncovered), the
+        one applied last at the run's start (a token applied later at a start must be longer:
+        a shorter one's end gap is covered), whose rank ``applied`` holds at that start."""
         cdef int64_t i = 0, j
         while i < n:
             j = i
             while j < n - 1 and cov[j]:
                 j += 1
             if j > i:
-                out.push_back(self.prio_id[self._rank_of(u + i, j + 1 - i)])
+                out.push_back(self.prio_id[applied[i]])
             else:
                 self._emit_single(u[i], out)
             i = j + 1
@@ -657,7 +591,9 @@ cdef class RankedEncoder:
         cpp_sort(wk.matches.begin(), wk.matches.end())
         wk.cov.clear()
         wk.cov.resize(n, 0)
+        wk.back_start.resize(n)            # the rank applied at each start (:meth:`_emit_cover`)
         cdef uint8_t* cov = wk.cov.data()
+        cdef int32_t* applied = wk.back_start.data()
         cdef size_t q
         for q in range(wk.matches.size()):
             m = wk.matches[q]
@@ -667,7 +603,8 @@ cdef class RankedEncoder:
             e = i + L
             if (i == 0 or not cov[i - 1]) and (e == n or not cov[e - 1]):
                 memset(cov + i, 1, L - 1)
-        return self._emit_cover(u, n, cov, out)
+                applied[i] = p
+        return self._emit_cover(u, n, cov, applied, out)
 
     cdef int32_t _next_rank(self, const uint32_t* u, int64_t n, int64_t i, int32_t above,
                             const uint8_t* cov) noexcept nogil:
@@ -698,6 +635,7 @@ cdef class RankedEncoder:
         wk.bucket_tail.clear()
         wk.bucket_tail.resize(k, -1)
         wk.bucket_next.resize(n)
+        wk.back_start.resize(n)            # the rank applied at each start (:meth:`_emit_cover`)
         wk.bucket_unsorted.clear()
         wk.bucket_unsorted.resize(k, 0)
         cdef uint8_t* cov = wk.cov.data()
@@ -705,6 +643,7 @@ cdef class RankedEncoder:
         cdef int32_t* head = wk.bucket_head.data()
         cdef int32_t* tail = wk.bucket_tail.data()
         cdef int32_t* nxt = wk.bucket_next.data()
+        cdef int32_t* applied = wk.back_start.data()
         for i in range(n - 1):
             _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, -1, cov), <int32_t>i)
         for r in range(k):
@@ -725,8 +664,9 @@ cdef class RankedEncoder:
                 e = i + L
                 if e == n or not cov[e - 1]:
                     memset(cov + i, 1, L - 1)
+                    applied[i] = r
                 _append(head, tail, nxt, unsorted, self._next_rank(u, n, i, r, cov), <int32_t>i)
-        return self._emit_cover(u, n, cov, out)
+        return self._emit_cover(u, n, cov, applied, out)
 
     cdef int _optimal(self, const uint32_t* u, int64_t n, _Worker wk, vector[int32_t]& out) except -1 nogil:
         """Minimum-token DP; ties keep the smallest start for each end (longest last token).
@@ -742,9 +682,10 @@ cdef class RankedEncoder:
         cdef int64_t mask = R - 1
         wk.ring.clear()
         wk.ring.resize(R, INF_TOKENS)
-        wk.back_start.resize(n + 1)
+        wk.back_start.resize(2 * (n + 1))
         cdef int64_t* dp = wk.ring.data()   # int64: byte fallback can exceed 2**31 ids
         cdef int32_t* back = wk.back_start.data()
+        cdef int32_t* back_rank = back + n + 1     # the rank of the token that ends there: no walk back
         dp[0] = 0
         for i in range(n):
             d = dp[i & mask]
@@ -761,20 +702,21 @@ cdef class RankedEncoder:
                 if p >= 0 and d + 1 < dp[(j + 1) & mask]:
                     dp[(j + 1) & mask] = d + 1
                     back[j + 1] = <int32_t>i
+                    back_rank[j + 1] = p
         # dp[n] is the number of ids; write them back to front, so the path needs no buffer.
-        cdef int64_t w = <int64_t>out.size() + dp[n & mask], s, nb
-        out.resize(w)
+        cdef int64_t put = <int64_t>out.size() + dp[n & mask], s, nb
+        out.resize(put)
         cdef int32_t* dst = out.data()
         e = n
         while e > 0:
             s = back[e]
             if e - s > 1:                   # ranked tokens have >= 2 units
-                w -= 1
-                dst[w] = self.prio_id[self._rank_of(u + s, e - s)]
+                put -= 1
+                dst[put] = self.prio_id[back_rank[e]]
             else:
                 nb = self._single_ids(u[s], ids)
-                w -= nb
-                memcpy(dst + w, ids, nb * sizeof(int32_t))
+                put -= nb
+                memcpy(dst + put, ids, nb * sizeof(int32_t))
             e = s
         return 0
 
@@ -805,18 +747,22 @@ cdef class RankedEncoder:
 
     cdef int _encode_keyed(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
                            _Worker wk, vector[int32_t]& out) except -1 nogil:
-        """The ids of a word of 2..CACHE_MAX_UNITS units from the cache, keyed by its bytes
+        """The ids of a word of 1..CACHE_MAX_UNITS units from the cache, keyed by its bytes
         key[0:nkey], or encoded and cached. At byte level u may be NULL: the units are then the
         key's bytes, widened only on a miss."""
-        if 9 <= nkey <= 16:
-            return self._encode_wide(key, nkey, u, n, mode, wk, out)
-        return self._encode_hashed(key, nkey, _key_word(key, nkey), u, n, mode, wk, out)
+        if nkey <= HFG_WORD_MAX:
+            return self._encode_short(key, nkey, nkey, u, n, mode, wk, out)
+        return self._encode_hashed(key, nkey, hfg_long_key(key, nkey), u, n, mode, wk, out)
 
-    cdef int _encode_wide(self, const uint8_t* key, int64_t nkey, const uint32_t* u, int64_t n, int mode,
-                          _Worker wk, vector[int32_t]& out) except -1 nogil:
-        """:meth:`_encode_keyed` of a key of 9..16 bytes, through the wide slots."""
-        cdef uint64_t k0 = _load8(key, 8), k1 = _wide_k1(key, nkey)
-        cdef WideSlot* hit = wk.wide_find(mode, k0, k1, nkey)
+    cdef int _encode_short(self, const uint8_t* key, int64_t nkey, int64_t readable, const uint32_t* u, int64_t n,
+                           int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """:meth:`_encode_keyed` of a key of 1..HFG_WORD_MAX bytes (``readable`` >= nkey bytes
+        from key may be read), through the short words' table. A one-byte key at byte level
+        (u NULL) is its byte's id."""
+        cdef uint64_t k0, k1
+        cdef int64_t before
+        hfg_word_key(key, nkey, readable, &k0, &k1)
+        cdef const hfg_word_slot* hit = hfg_word_find(&wk.words[mode], k0, k1)
         cdef const int32_t* ids
         if hit != NULL:
             if hit.val_len <= 3:
@@ -825,8 +771,12 @@ cdef class RankedEncoder:
                 ids = wk.vals[mode].data() + hit.v[0]
             out.insert(out.end(), ids, ids + hit.val_len)
             return 0
-        cdef int64_t before = self._encode_miss(key, u, n, mode, wk, out)
-        return wk.wide_insert(mode, k0, k1, nkey, out.data() + before, <int64_t>out.size() - before)
+        if u == NULL and n == 1:
+            before = out.size()
+            out.push_back(self.byte_ids[key[0]])
+        else:
+            before = self._encode_miss(key, u, n, mode, wk, out)
+        return wk.word_insert(mode, k0, k1, out.data() + before, <int64_t>out.size() - before)
 
     cdef int64_t _encode_miss(self, const uint8_t* key, const uint32_t* u, int64_t n, int mode, _Worker wk,
                               vector[int32_t]& out) except -1 nogil:
@@ -843,15 +793,12 @@ cdef class RankedEncoder:
 
     cdef int _encode_hashed(self, const uint8_t* key, int64_t nkey, uint64_t h, const uint32_t* u, int64_t n,
                             int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
-        """:meth:`_encode_keyed` given the key's :func:`_key_word` h."""
+        """:meth:`_encode_keyed` given the key's :func:`hfg_long_key` h."""
         cdef CacheSlot* hit = wk.lookup(mode, h, key, nkey)
         cdef const int32_t* ids
         if hit != NULL:
-            if hit.val_len == 1:
-                out.push_back(wk.slot_ids(mode, hit)[0])
-            else:
-                ids = wk.slot_ids(mode, hit)
-                out.insert(out.end(), ids, ids + hit.val_len)
+            ids = wk.vals[mode].data() + hit.val
+            out.insert(out.end(), ids, ids + hit.val_len)
             return 0
         cdef int64_t before = self._encode_miss(key, u, n, mode, wk, out)
         return wk.insert(mode, h, key, nkey, out.data() + before, <int64_t>out.size() - before)
@@ -939,76 +886,96 @@ cdef class RankedEncoder:
             counts[w - lo] = <int64_t>out.size() - before
         return -1
 
-    cdef inline int32_t _common_id(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
-                                   _Worker wk) noexcept nogil:
-        """Byte level: the id of the word t[start:end] of a text of n UTF-8 bytes when it is one
-        byte or the cache's common hit (2..16 bytes, cached with one id); else -1, and
-        :meth:`_encode_rare` gives its ids. Taken inline in the text loops: most words."""
-        cdef int64_t nb = end - start
-        if nb == 1:
-            return self.byte_ids[t[start]]
-        if nb <= 8:
-            return wk.short_hit(mode, _key_word_in(t + start, nb, n - start), nb)
-        if nb <= 16:
-            return wk.wide_hit(mode, t + start, nb)
-        return -1
-
     cdef int _encode_rare(self, const uint8_t* t, int64_t start, int64_t end, int64_t n, int mode,
                           _Worker wk, vector[int32_t]& out) except -1 nogil:
-        """Byte level: the ids of a word t[start:end] (of a text of n UTF-8 bytes) that
-        :meth:`_common_id` did not find: through the cache (a miss encodes and inserts), or
-        around it past CACHE_MAX_UNITS bytes."""
+        """Byte level: the ids of a word t[start:end] (of a text of which t[0:n] may be read) that
+        :meth:`_encode_span`'s table pass did not give: through the cache (a miss encodes and
+        inserts), or around it past CACHE_MAX_UNITS bytes."""
         cdef int64_t nb = end - start
-        if nb <= 8:
-            return self._encode_hashed(t + start, nb, _key_word_in(t + start, nb, n - start), NULL, nb,
-                                       mode, wk, out)
-        if nb <= 16:
-            return self._encode_wide(t + start, nb, NULL, nb, mode, wk, out)
+        if nb <= HFG_WORD_MAX:
+            return self._encode_short(t + start, nb, n - start, NULL, nb, mode, wk, out)
         if nb <= CACHE_MAX_UNITS:
-            return self._encode_hashed(t + start, nb, _key_word(t + start, nb), NULL, nb, mode, wk, out)
+            return self._encode_hashed(t + start, nb, hfg_long_key(t + start, nb), NULL, nb, mode, wk, out)
         return self._encode_utf8(t + start, nb, mode, wk, out)
 
     cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
                            vector[int32_t]& out) except -1 nogil:
-        """Byte level: the ids of an ASCII text t[0:n] (its bytes are its code points), each word
-        looked up as soon as the split ``pattern`` ends it (the word scanner, or the blocks of
-        :meth:`_encode_ascii_blocks`): no ends are written. (The three text loops repeat their
-        few lines: a shared helper was not inlined and cost 16-19% more instructions a byte.)"""
-        cdef int64_t start = 0, end
-        cdef int32_t id_
+        """Byte level: the ids of an ASCII text t[0:n] (its bytes are its code points): its words'
+        ends from the split ``pattern`` (the word scanner, or the blocks of
+        :meth:`_encode_ascii_blocks`) gathered SPAN_WORDS at a time, no more, and looked up by
+        :meth:`_encode_span`."""
+        cdef int64_t start = 0, end = 0, count = 0
+        cdef int64_t ends[SPAN_WORDS]
         if use_blocks(pattern, n, True):
             return self._encode_ascii_blocks(t, n, mode, wk, out)
-        while start < n:
-            end = word_end(pattern, t, start, n)
-            id_ = self._common_id(t, start, end, n, mode, wk)
-            if id_ >= 0:
-                out.push_back(id_)
-            else:
-                self._encode_rare(t, start, end, n, mode, wk, out)
-            start = end
+        while end < n:
+            end = word_end(pattern, t, end, n)
+            ends[count] = end
+            count += 1
+            if count == SPAN_WORDS or end == n:
+                self._encode_span(t, start, ends, count, n, mode, wk, out)
+                start = end
+                count = 0
         return 0
 
     cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
                                   vector[int32_t]& out) except -1 nogil:
         """:meth:`_encode_ascii` under GPT-4's split: the words come from the starts of 64-byte
-        blocks (_gpt4_blocks.h), a word's end being the next set bit."""
-        cdef int64_t blocks = (n + 63) >> 6, b, start = 0, end
+        blocks (_gpt4_blocks.h), a word's end being the next set bit; their ends are gathered
+        SPAN_WORDS or more at a time."""
+        cdef int64_t blocks = (n + 63) >> 6, b, start = 0, count = 0
+        cdef int64_t ends[SPAN_WORDS + 65]
         cdef uint64_t bits
-        cdef int32_t id_
         block_starts_ascii(t, n, wk.block_starts)
         cdef const uint64_t* starts = wk.block_starts.data()
-        for b in range(blocks + 1):
-            # a word starts at 0: no end there; the text's end as the bit of one more block
-            bits = starts[b] & ~(<uint64_t>(b == 0)) if b < blocks else 1
+        for b in range(blocks):
+            bits = starts[b] & ~(<uint64_t>(b == 0))    # a word starts at 0: no end there
             while bits:
-                end = (b << 6) + hfg_ctz64(bits) if b < blocks else n
+                ends[count] = (b << 6) + hfg_ctz64(bits)
+                count += 1
                 bits &= bits - 1
-                id_ = self._common_id(t, start, end, n, mode, wk)
-                if id_ >= 0:
-                    out.push_back(id_)
-                else:
-                    self._encode_rare(t, start, end, n, mode, wk, out)
-                start = end
+            if count >= SPAN_WORDS:
+                self._encode_span(t, start, ends, count, n, mode, wk, out)
+                start = ends[count - 1]
+                count = 0
+        ends[count] = n
+        return self._encode_span(t, start, ends, count + 1, n, mode, wk, out)
+
+    cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
+                          int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
+        """Byte level: the ids of the consecutive words t[start:ends[0]], t[ends[0]:ends[1]], ...
+        (count of them, at most SPAN_WORDS + 65) of a text of which t[0:n] may be read.
+
+        Two passes (_word_cache.h): the first packs each word's key and starts loading its cache
+        line, the second copies the ids of the words the table holds inline, so the loads of a
+        batch overlap instead of each stalling the loop in turn; a word it does not hold (new,
+        long, or of 4+ ids) goes through :meth:`_encode_rare`, and the second pass resumes after
+        it."""
+        cdef uint64_t k0[SPAN_WORDS + 65]
+        cdef uint64_t k1[SPAN_WORDS + 65]
+        cdef uint64_t at[SPAN_WORDS + 65]
+        cdef int32_t got[3 * (SPAN_WORDS + 65)]      # three id slots a word: hfg_word_hits copies them whole
+        cdef int64_t k = 0, j, written, s, nb
+        cdef hfg_word_slot* keyed = wk.words[mode].slots     # the table the first slots are of
+        hfg_word_keys(&wk.words[mode], t, n, start, ends, count, k0, k1, at,
+                      <const uint8_t*>wk.slots[mode], wk.masks[mode], sizeof(CacheSlot), CACHE_MAX_UNITS)
+        while k < count:
+            j = hfg_word_hits(&wk.words[mode], k0, k1, at, k, count, got, &written)
+            _append_ids(out, got, written)
+            if j == count:
+                break
+            s = ends[j - 1] if j > 0 else start
+            nb = ends[j] - s
+            if HFG_WORD_MAX < nb <= CACHE_MAX_UNITS:
+                self._encode_hashed(t + s, nb, k0[j], NULL, nb, mode, wk, out)
+            else:
+                self._encode_rare(t, s, ends[j], n, mode, wk, out)
+            k = j + 1
+            if wk.words[mode].slots != keyed and k < count:
+                # the miss grew or cleared the table: the words left start their probes anew
+                keyed = wk.words[mode].slots
+                hfg_word_keys(&wk.words[mode], t, n, ends[j], ends + k, count - k, k0 + k, k1 + k, at + k,
+                              <const uint8_t*>wk.slots[mode], wk.masks[mode], sizeof(CacheSlot), CACHE_MAX_UNITS)
         return 0
 
     cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
@@ -1028,9 +995,8 @@ cdef class RankedEncoder:
         cdef uint32_t cp
         cdef bint ascii = PyUnicode_IS_ASCII(obj)     # a flag the str keeps: no scan
         cdef int64_t start = 0, end, nbytes
-        cdef int32_t id_
         cdef const uint8_t* text
-        cdef size_t w
+        cdef size_t w, count
         if n == 0:
             return 0
         if n > wk.longest:
@@ -1065,20 +1031,18 @@ cdef class RankedEncoder:
             return 0
         wk.word_bytes.resize(4 * n)
         if kind == 1:
-            nbytes = _utf8_text(<const uint8_t*>data, n, ends, wk.word_bytes.data())
+            nbytes = _utf8_text(<const uint8_t*>data, n, ends, nwords, wk.word_bytes.data())
         elif kind == 2:
-            nbytes = _utf8_text(<const uint16_t*>data, n, ends, wk.word_bytes.data())
+            nbytes = _utf8_text(<const uint16_t*>data, n, ends, nwords, wk.word_bytes.data())
         else:
-            nbytes = _utf8_text(<const uint32_t*>data, n, ends, wk.word_bytes.data())
+            nbytes = _utf8_text(<const uint32_t*>data, n, ends, nwords, wk.word_bytes.data())
         text = wk.word_bytes.data()
-        for w in range(nwords):
-            end = ends[w]
-            id_ = self._common_id(text, start, end, nbytes, mode, wk)
-            if id_ >= 0:
-                out.push_back(id_)
-            else:
-                self._encode_rare(text, start, end, nbytes, mode, wk, out)
-            start = end
+        w = 0
+        while w < nwords:
+            count = min(<size_t>SPAN_WORDS, nwords - w)
+            self._encode_span(text, start, ends + w, count, nbytes, mode, wk, out)
+            start = ends[w + count - 1]
+            w += count
         return 0
 
     # ------------------------------------------------------------------ Python API
@@ -1249,6 +1213,7 @@ cdef class RankedEncoder:
         cdef int threads = <int>max(1, min(<int64_t>min(num_threads, MAX_SLOTS), total // MIN_CHARS_PER_THREAD))
         threads = _plan_slices(job, ov, n, total, threads)
         cdef int t
+        cdef int64_t p, pieces
         workers = [self._acquire_slot(t) for t in range(threads)]   # keeps them alive
         for wk in workers:
             job.workers.push_back(<PyObject*>wk)
@@ -1261,13 +1226,14 @@ cdef class RankedEncoder:
                     hfg_run_tasks(threads, _task_encode_texts, <void*>job)
             # the output is allocated once every slice's size is known; then each thread copies
             # its own ids and shifts its own offsets, so no serial pass over the ids remains
-            job.bases.resize(threads + 1)
+            pieces = <int64_t>job.bounds.size() - 1
+            job.bases.resize(pieces + 1)
             job.bases[0] = 0
-            for t in range(threads):
-                job.bases[t + 1] = job.bases[t] + <int64_t>(<_Worker>job.workers[t]).slice_ids.size()
-            ids = np.empty(job.bases[threads], dtype=np.int32)
+            for p in range(pieces):
+                job.bases[p + 1] = job.bases[p] + job.piece_end[p] - job.piece_start[p]
+            ids = np.empty(job.bases[pieces], dtype=np.int32)
             iv = ids
-            if job.bases[threads]:
+            if job.bases[pieces]:
                 job.ids = &iv[0]
                 with nogil:
                     if threads == 1:
@@ -1312,20 +1278,34 @@ cdef class RankedEncoder:
 
 @cython.final
 cdef class _TextsJob:
-    """One :meth:`RankedEncoder.encode_texts` call. Phase 1 (run): thread t encodes texts
-    bounds[t] .. bounds[t + 1] - 1 into its worker's slice_ids with that worker's word cache,
-    and writes each text's end (counted from its slice's first id) to offsets[text + 1].
-    Phase 2 (copy_out): thread t copies its slice's ids to ids[bases[t]:] and shifts its
-    offsets by bases[t]. The job holds the texts (objs: a list's texts, each referenced in refs,
-    or the items of the tuple seq) until it is freed; the encoder, the workers and the output
-    arrays are borrowed from encode_texts, which holds them while the threads run."""
+    """One :meth:`RankedEncoder.encode_texts` call, its work in pieces: piece p is texts (or spans,
+    when a text is cut) bounds[p] .. bounds[p + 1] - 1, PIECES_PER_THREAD pieces a thread of about
+    equal characters, thread t owning the t-th run of PIECES_PER_THREAD of them. Phase 1 (run):
+    each thread takes the next piece of its own run not taken yet, then those of the other runs,
+    until none is left, and encodes it into its worker's slice_ids with that worker's word cache,
+    writing each text's end (counted from the slice's first id) to offsets[text + 1] and where
+    the piece's ids lie in its slice. Phase 2 (copy_out): each thread copies its pieces' ids to
+    ids[bases[p]:] and shifts their offsets to match. Taking the others' pieces when its own run
+    is done keeps both threads busy when the characters of a batch cost unequal time (60,000
+    lines, two thirds of them a dictionary's ASCII: 1.62x one thread's speed on two with one
+    slice a thread); owning a run keeps a thread on the same texts call after call when they
+    cost alike, so its word cache stays warm for them (the slices of one corpus share their
+    vocabulary's tail far more than random pieces do).
+
+    The job holds the texts (objs: a list's texts, each referenced in refs, or the items of the
+    tuple seq) until it is freed; the encoder, the workers and the output arrays are borrowed
+    from encode_texts, which holds them while the threads run."""
     cdef PyObject* encoder
     cdef PyObject** objs
     cdef vector[PyObject*] refs         # a list's texts, each holding a reference (released with the job)
     cdef object seq                     # the list or tuple the texts came in
     cdef vector[PyObject*] workers
-    cdef vector[int64_t] bounds
-    cdef vector[int64_t] bases
+    cdef vector[int64_t] bounds         # piece p: items bounds[p] .. bounds[p + 1] - 1
+    cdef vector[int64_t] taken          # pieces taken of thread t's run: taken[t * 8] (a cache line each)
+    cdef vector[int] piece_thread       # the thread that encoded piece p,
+    cdef vector[int64_t] piece_start    # where its ids start in that thread's slice_ids,
+    cdef vector[int64_t] piece_end      # and end
+    cdef vector[int64_t] bases          # where piece p's ids go in ids
     cdef int64_t* offsets
     cdef int32_t* ids
     cdef int pattern
@@ -1345,10 +1325,26 @@ cdef class _TextsJob:
             Py_DECREF(<object>obj)
 
     cdef int run(self, int t) except -1 nogil:
-        cdef int64_t i
+        cdef int64_t p, k, v, first, last
+        cdef int64_t pieces = <int64_t>self.bounds.size() - 1
+        cdef int64_t threads = <int64_t>self.taken.size() // 8
         cdef vector[int32_t]* out = &(<_Worker>self.workers[t]).slice_ids
         out.clear()
-        for i in range(self.bounds[t], self.bounds[t + 1]):
+        for k in range(threads):
+            v = (t + k) % threads           # its own run first, then the others'
+            first, last = pieces * v // threads, pieces * (v + 1) // threads
+            while True:
+                p = first + hfg_take_next(&self.taken[8 * v])
+                if p >= last:
+                    break
+                self._encode_piece(t, p, out)
+        return 0
+
+    cdef int _encode_piece(self, int t, int64_t p, vector[int32_t]* out) except -1 nogil:
+        cdef int64_t i
+        self.piece_thread[p] = t
+        self.piece_start[p] = <int64_t>out.size()
+        for i in range(self.bounds[p], self.bounds[p + 1]):
             if self.cut:
                 (<RankedEncoder>self.encoder)._encode_text(self.span_obj[i], self.span_lo[i], self.span_hi[i],
                                                            self.pattern, self.mode, <_Worker>self.workers[t], out[0])
@@ -1357,24 +1353,31 @@ cdef class _TextsJob:
                 (<RankedEncoder>self.encoder)._encode_text(self.objs[i], 0, PyUnicode_GET_LENGTH(self.objs[i]),
                                                            self.pattern, self.mode, <_Worker>self.workers[t], out[0])
                 self.offsets[i + 1] = <int64_t>out.size()
+        self.piece_end[p] = <int64_t>out.size()
         return 0
 
     cdef int copy_out(self, int t) except -1 nogil:
         cdef vector[int32_t]* out = &(<_Worker>self.workers[t]).slice_ids
-        cdef int64_t i, base = self.bases[t]
-        if out.size():
-            memcpy(self.ids + base, out.data(), out.size() * sizeof(int32_t))
-        if base:
-            for i in range(self.bounds[t], self.bounds[t + 1]):
-                if self.cut:
-                    self.span_ends[i + 1] += base
-                else:
-                    self.offsets[i + 1] += base
+        cdef int64_t i, p, shift
+        for p in range(<int64_t>self.bounds.size() - 1):
+            if self.piece_thread[p] != t:
+                continue
+            if self.piece_end[p] > self.piece_start[p]:
+                memcpy(self.ids + self.bases[p], out.data() + self.piece_start[p],
+                       (self.piece_end[p] - self.piece_start[p]) * sizeof(int32_t))
+            shift = self.bases[p] - self.piece_start[p]
+            if shift:
+                for i in range(self.bounds[p], self.bounds[p + 1]):
+                    if self.cut:
+                        self.span_ends[i + 1] += shift
+                    else:
+                        self.offsets[i + 1] += shift
         return 0
 
 
 # A text of more than this many characters may be cut into spans encoded on different threads.
 cdef int64_t CUT_MIN_CHARS = 1 << 20
+cdef int PIECES_PER_THREAD = 8      # pieces of work a thread, taken as threads finish (_TextsJob)
 
 
 def _thread_minimums(int64_t chars_per_thread, int64_t cut_chars):
@@ -1458,11 +1461,11 @@ cdef bint _cut_long_texts(_TextsJob job, int64_t n, int64_t total, int threads) 
 
 
 cdef void _thread_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items, int64_t total, int threads):
-    """job.bounds: thread t takes items (texts, or spans when job.cut) bounds[t] .. bounds[t + 1] - 1,
-    ``chars`` being their running characters. Slice t - 1 ends with the first text whose end
-    reaches t / threads of the characters; with spans, with the last span whose middle lies before
-    that point (a cut falls near it, on either side: by the spans' ends, a cut just before it would
-    give thread 0 both halves of a document)."""
+    """job.bounds: piece t is items (texts, or spans when job.cut) bounds[t] .. bounds[t + 1] - 1
+    (``threads`` pieces), ``chars`` being their running characters. Piece t - 1 ends with the
+    first text whose end reaches t / threads of the characters; with spans, with the last span
+    whose middle lies before that point (a cut falls near it, on either side: by the spans' ends,
+    a cut just before it would give piece 0 both halves of a document). Pieces may be empty."""
     cdef int t
     cdef int64_t lo, hi, mid
     job.bounds.clear()
@@ -1482,26 +1485,35 @@ cdef void _thread_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items,
 
 
 cdef int _plan_slices(_TextsJob job, const int64_t[::1] text_chars, int64_t n, int64_t total, int threads) except -1:
-    """Which thread encodes what (job.bounds, and job's spans when a text is cut: a text longer than
-    a thread's share is cut into spans, a document on several threads); ``text_chars`` are the
-    texts' running characters. Returns the threads used."""
+    """The pieces of work (job.bounds, and job's spans when a text is cut: a text longer than a
+    thread's share is cut into spans, a document on several threads): one on one thread, else
+    PIECES_PER_THREAD a thread, no more than the items; ``text_chars`` are the texts' running
+    characters. Returns the threads used."""
+    cdef int64_t items = n
+    cdef object chars = text_chars
     if threads > 1 and _cut_long_texts(job, n, total, threads):
-        _thread_bounds(job, np.asarray(job.span_ends, dtype=np.int64), <int64_t>job.span_obj.size(), total, threads)
-        return threads
-    threads = <int>min(<int64_t>threads, n)
-    _thread_bounds(job, text_chars, n, total, threads)
+        chars = np.asarray(job.span_ends, dtype=np.int64)
+        items = <int64_t>job.span_obj.size()
+    else:
+        threads = <int>min(<int64_t>threads, n)
+    _thread_bounds(job, chars, items, total, <int>min(items, <int64_t>threads * PIECES_PER_THREAD) if threads > 1 else 1)
+    cdef size_t pieces = job.bounds.size() - 1
+    job.piece_thread.assign(pieces, 0)
+    job.piece_start.assign(pieces, 0)
+    job.piece_end.assign(pieces, 0)
+    job.taken.assign(8 * max(1, threads), 0)
     return threads
 
 
 def _spans(list texts, int threads):
-    """[(text index, first character, end, thread)] of the spans ``encode_texts`` cuts ``texts``
-    into on ``threads`` threads, and the thread each goes to (every text one span when none is
-    cut); for tests."""
+    """[(text index, first character, end, piece)] of the spans ``encode_texts`` cuts ``texts``
+    into on ``threads`` threads, and the piece of work each is in (every text one span when none
+    is cut; threads take pieces as they finish); for tests."""
     cdef _TextsJob job = _TextsJob()
-    cdef int64_t total = sum(len(t) for t in texts), s, i = 0, t
+    cdef int64_t total = sum(len(t) for t in texts), s, i = 0
     job.objs = PySequence_Fast_ITEMS(texts)
     chars = np.cumsum([0] + [len(x) for x in texts]).astype(np.int64)
-    threads = _plan_slices(job, chars, len(texts), total, threads)
+    _plan_slices(job, chars, len(texts), total, threads)
     if job.cut:
         spans = []
         for s in range(<int64_t>job.span_obj.size()):
@@ -1510,8 +1522,9 @@ def _spans(list texts, int threads):
             spans.append((i, job.span_lo[s], job.span_hi[s]))
     else:
         spans = [(k, 0, len(x)) for k, x in enumerate(texts)]
-    thread_of = [next(t for t in range(threads) if job.bounds[t] <= s < job.bounds[t + 1]) for s in range(len(spans))]
-    return [(*span, thread) for span, thread in zip(spans, thread_of)]
+    bounds = list(job.bounds)
+    piece_of = [next(p for p in range(len(bounds) - 1) if bounds[p] <= s < bounds[p + 1]) for s in range(len(spans))]
+    return [(*span, piece) for span, piece in zip(spans, piece_of)]
 
 
 cdef int _task_encode_texts(void* ctx, int t) except -1 nogil:

@@ -34,8 +34,22 @@
 #if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
 #include <immintrin.h>      // _mm_pause (hfg_pause)
 #endif
+#if defined(_MSC_VER)
+#include <intrin.h>         // _InterlockedExchangeAdd64 (hfg_take_next)
+#endif
 
 typedef int (*hfg_task_fn)(void *ctx, int t);
+
+/* The next value of a counter the tasks of one hfg_run_tasks call share (each value is taken by
+ * exactly one task): how tasks take pieces of work as they finish the last, so a piece that
+ * takes longer than its characters promise does not leave the other threads idle. */
+static inline int64_t hfg_take_next(int64_t *counter) {
+#if defined(_MSC_VER)
+    return _InterlockedExchangeAdd64(reinterpret_cast<volatile long long *>(counter), 1);
+#else
+    return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+#endif
+}
 
 struct hfg_task_error {
     PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;

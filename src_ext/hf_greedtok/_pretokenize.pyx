@@ -97,7 +97,6 @@ cdef inline void _classify(const unit_t* t, int64_t m, bint ascii, hfg_block_cla
     cdef uint8_t packed[64]
     cdef int64_t k
     cdef uint16_t p
-    cdef uint64_t bit
     if unit_t is uint8_t:
         if ascii or hfg_all_ascii(t, m):
             c[0] = hfg_ascii_classify(t, m)
@@ -106,23 +105,22 @@ cdef inline void _classify(const unit_t* t, int64_t m, bint ascii, hfg_block_cla
         if hfg_pack_ascii(t, m, packed):
             c[0] = hfg_ascii_classify(packed, m)
             return
-    c.L = c.N = c.W = c.NL = c.SP = c.AP = 0
-    c.valid = 0xFFFFFFFFFFFFFFFFULL if m == 64 else ((<uint64_t>1 << m) - 1)
+    # the masks gather in locals, shifted in without a branch: OR-ing each bit into *c, as
+    # this loop first did, made a load-modify-store chain through memory of every class
+    # (Chinese text split at 234 MB/s)
+    cdef uint64_t L = 0, N = 0, W = 0, NL = 0, SP = 0, AP = 0
+    cdef uint32_t cp
     for k in range(m):
+        cp = t[k]
         p = _props(t[k])
-        bit = <uint64_t>1 << k
-        if p & HFG_L:
-            c.L |= bit
-        if p & HFG_N:
-            c.N |= bit
-        if p & HFG_S:
-            c.W |= bit
-        if t[k] == _CR or t[k] == _LF:
-            c.NL |= bit
-        if t[k] == _SPACE:
-            c.SP |= bit
-        if t[k] == _APOSTROPHE:
-            c.AP |= bit
+        L |= <uint64_t>((p & HFG_L) != 0) << k
+        N |= <uint64_t>((p & HFG_N) != 0) << k
+        W |= <uint64_t>((p & HFG_S) != 0) << k
+        NL |= <uint64_t>((cp == _CR) | (cp == _LF)) << k
+        SP |= <uint64_t>(cp == _SPACE) << k
+        AP |= <uint64_t>(cp == _APOSTROPHE) << k
+    c.L, c.N, c.W, c.NL, c.SP, c.AP = L, N, W, NL, SP, AP
+    c.valid = 0xFFFFFFFFFFFFFFFFULL if m == 64 else ((<uint64_t>1 << m) - 1)
 
 
 cdef inline void _set_bit(uint64_t* bits, int64_t i) noexcept nogil:

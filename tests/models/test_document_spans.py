@@ -75,21 +75,21 @@ def test_spans_cover_each_text_and_start_after_a_line_feed_between_non_spaces():
     assert starts[0] == 0 and all(doc[p - 1] == "\n" and not doc[p].isspace() and not doc[p - 2].isspace()
                                   for p in starts[1:])
     assert "".join(doc[lo:hi] for i, lo, hi, _ in spans if i == 0) == doc
-    assert sorted({thread for *_, thread in spans}) == [0, 1, 2]
+    assert len({piece for i, *_, piece in spans if i == 0}) == 3      # the document's spans: a piece each
     with small_cuts():
         assert _spans(["line\r\n" * 30], 2) == [(0, 0, 180, 0)]     # CRLF: no cut
     assert _spans([doc], 2) == [(0, 0, len(doc), 0)]                 # below a megabyte: no cut
 
 
 @pytest.mark.parametrize("offset", [-3, -1, 0, 1, 3])
-def test_the_two_halves_of_a_document_go_to_two_threads_wherever_the_cut_falls(offset):
+def test_the_two_halves_of_a_document_go_to_two_pieces_wherever_the_cut_falls(offset):
     """A cut just before the middle once gave thread 0 both halves (6 MB of Brown on two
-    threads ran at one thread's speed): spans go to threads by their middles."""
+    threads ran at one thread's speed): spans go to pieces of work by their middles."""
     half = "x" * (40 + offset) + "\nA"
     doc = half + "y" * (84 - len(half))
     with small_cuts():
         spans = _spans([doc], 2)
-    assert [(lo, thread) for _, lo, _, thread in spans] == [(0, 0), (41 + offset, 1)]
+    assert [(lo, piece) for _, lo, _, piece in spans] == [(0, 0), (41 + offset, 1)]
 
 
 CORPUS_NAMES = ["en_brown.txt", "en_python_docs.txt", "en_shakespeare_milton.txt", "code_python_stdlib.txt",

@@ -164,6 +164,21 @@ _ASCII_TEXTS = st.lists(st.one_of(st.text(st.characters(max_codepoint=0x7F), max
                         max_size=6)
 
 
+# Documents of mostly ASCII with a few other code points (Latin-1, BMP, astral, lone surrogates)
+# spread through them: 64-code-point blocks of ASCII and of the rest alternate (their UTF-8 is
+# copied whole or written a code point at a time), words cross blocks, and a text has more words
+# than one lookup batch (SPAN_WORDS), new ones and cached ones mixed.
+_MIXED_DOCUMENTS = st.lists(st.one_of(_ENGLISH_LIKE, _ENGLISH_LIKE, st.text(st.characters(
+    codec=None, min_codepoint=0x80, max_codepoint=0x10FFFF), min_size=1, max_size=3)), max_size=24).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(_MIXED_DOCUMENTS, min_size=1, max_size=4))
+def test_mostly_ascii_documents_with_other_code_points_give_the_per_word_ids(cl100k, texts, split_path):
+    for mode in ("cover", "optimal"):
+        assert_same_ids(cl100k, texts, mode=mode)
+
+
 @pytest.fixture(params=["blocks", "scanner"])
 def split_path(request):
     """Texts (of any length) through the blocks of 64 code points where the split allows them

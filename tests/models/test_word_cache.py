@@ -88,7 +88,7 @@ def test_files_without_cache_words_load_and_bad_ones_are_refused(trained, tmp_pa
 @pytest.mark.parametrize("suffix", ["", "zzzzzz"], ids=["6-byte keys", "12-byte keys"])
 def test_the_word_cache_stays_bounded_across_calls(suffix):
     """Memory per thread does not grow with the words seen: the cache holds at most 2**18 words
-    per mode (then starts again), whatever the calls bring, short keys or wide (9..16 bytes);
+    per mode (then starts again), whatever the calls bring, keys of up to 8 bytes or of 9..15;
     the ids stay a fresh tokenizer's."""
     from corpora import VOCAB
     tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
@@ -113,17 +113,18 @@ def _one_byte_apart(word: str) -> list[str]:
     return [word] + [word[:i] + chr(ord(word[i]) ^ 1) + word[i + 1:] for i in range(len(word))]
 
 
-def test_words_of_9_to_16_bytes_one_byte_apart_keep_their_own_ids():
-    """Keys of 9..16 bytes have wide slots of their own (the key as two 8-byte words, up to 3 ids
-    inline, more in the arena). Words one byte apart, at every position of every such length,
-    through a cold and then a warm cache, each decode to themselves and get the same ids both
-    times: no two keys meet in one slot."""
+def test_words_of_1_to_17_bytes_one_byte_apart_keep_their_own_ids():
+    """Keys of 1..15 bytes share one table (_word_cache.h: the key as two 8-byte words with its
+    length, up to 3 ids inline, more in the arena); longer ones are hashed. Words one byte
+    apart, at every position of every length on both sides of the 8- and 15-byte edges, through
+    a cold and then a warm cache, as words and as texts (the batch path's two passes), each
+    decode to themselves and get the same ids every time: no two keys meet in one slot."""
     from corpora import VOCAB
     tok = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
-    words = [w for n in range(9, 17)
-             for base in ("abcdefghijklmnopq", " information_xyz", "zqxjkvbwzqxjkvbw")   # 1, few, many ids
+    words = [w for n in range(1, 18)
+             for base in ("abcdefghijklmnopq", " information_xyz", "zqxjkvbwzqxjkvbwq")   # 1, few, many ids
              for w in _one_byte_apart(base[:n])]
-    assert len(set(words)) == len(words)
+    words = list(dict.fromkeys(words))
     ids, offsets = tok.model.encoder.encode_words(words + words, "cover")
     rows = [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(2 * len(words))]
     counts = {len(r) for r in rows}
@@ -131,11 +132,22 @@ def test_words_of_9_to_16_bytes_one_byte_apart_keep_their_own_ids():
     for k, word in enumerate(words):
         assert tok.decode(rows[k]) == word
         assert rows[len(words) + k] == rows[k], word
+    pieces = [tok.pre_tokenizer.pre_tokenize(w) for w in words]     # a text's words under GPT-4's split
+    flat = [p for ps in pieces for p in ps]
+    ids, offsets = tok.model.encoder.encode_words(flat, "cover")
+    want, at = [], 0
+    for ps in pieces:
+        want.append(ids[offsets[at]:offsets[at + len(ps)]].tolist())
+        at += len(ps)
+    fresh = Tokenizer.from_tiktoken(VOCAB / "cl100k_base.tiktoken")
+    for _ in range(2):
+        ids, offsets = fresh.encode_batch_flat(words)
+        assert [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(len(words))] == want
 
 
 def test_a_char_model_word_of_3_and_4_code_points_is_keyed_by_12_and_16_bytes():
-    """Without byte level a key is the word's code points, 4 bytes each: 3 and 4 code points
-    take the wide slots. Cold and warm, each word's cover is Algorithm 4's."""
+    """Without byte level a key is the word's code points, 4 bytes each: 3 code points (12
+    bytes) take the short words' table, 4 (16 bytes) the hashed one. Cold and warm, each word's cover is Algorithm 4's."""
     from helpers import char_model, literal_cover
     ranked = ["ab", "bc", "abc", "cd", "bcd", "dab", "ca"]
     model = char_model(ranked, "abcd")
