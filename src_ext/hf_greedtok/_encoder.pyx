@@ -101,10 +101,6 @@ cdef inline uint64_t _probe_start(const CacheSlot* slot) noexcept nogil:
     return hfg_long_start(slot.word, slot.key_len)
 
 
-cdef extern from *:
-    void __builtin_prefetch(const void* p) nogil
-
-
 cdef int _grow_table(CacheSlot** table, uint64_t* mask) except -1 nogil:
     """Double the open-addressing table table[0] of mask[0] + 1 slots: each filled slot moves to
     its probe start in the new table or the first empty slot after it.

@@ -17,7 +17,7 @@
  * gigatoken's pretoken cache), and a hit resolves its pair and copies its three id slots without
  * a branch on which slot matched or how many ids it has.
  *
- * hfg_word_table_init / _free / hfg_word_insert may fail to allocate: they return -1 and leave
+ * hfg_word_table_init and hfg_word_insert may fail to allocate: they return -1 and leave
  * the table as it was.
  */
 #pragma once
@@ -28,6 +28,13 @@
 #include "_huge_table.h"
 
 #define HFG_WORD_MAX 15          /* longest key the table holds, in bytes */
+
+#if defined(_MSC_VER)
+#include <xmmintrin.h>
+#define HFG_PREFETCH(p) _mm_prefetch((const char*)(p), _MM_HINT_T0)
+#else
+#define HFG_PREFETCH(p) __builtin_prefetch(p)
+#endif
 
 typedef struct {
     uint64_t k0;        /* key bytes 0..7, zero-padded */
@@ -201,13 +208,13 @@ static inline void hfg_word_keys(const hfg_word_table* t, const uint8_t* text, i
         if (len >= 1 && len <= HFG_WORD_MAX) {
             hfg_word_key(text + s, len, n - s, &k0[k], &k1[k]);
             at[k] = hfg_word_start(t, k0[k], k1[k]);
-            __builtin_prefetch(t->slots + at[k]);
+            HFG_PREFETCH(t->slots + at[k]);
         } else {
             k1[k] = 0;
             if (len > HFG_WORD_MAX && len <= long_max) {
                 k0[k] = hfg_long_key(text + s, len);
                 at[k] = hfg_long_start(k0[k], len) & long_mask;
-                __builtin_prefetch(long_slots + at[k] * long_slot_bytes);
+                HFG_PREFETCH(long_slots + at[k] * long_slot_bytes);
             }
         }
         s = ends[k];
