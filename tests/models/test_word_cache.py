@@ -147,7 +147,8 @@ def test_words_of_1_to_17_bytes_one_byte_apart_keep_their_own_ids():
 
 def test_a_char_model_word_of_3_and_4_code_points_is_keyed_by_12_and_16_bytes():
     """Without byte level a key is the word's code points, 4 bytes each: 3 code points (12
-    bytes) take the short words' table, 4 (16 bytes) the hashed one. Cold and warm, each word's cover is Algorithm 4's."""
+    bytes) take the short words' table, 4 (16 bytes) the hashed one. Cold and warm, each word's
+    cover is Algorithm 4's."""
     from helpers import char_model, literal_cover
     ranked = ["ab", "bc", "abc", "cd", "bcd", "dab", "ca"]
     model = char_model(ranked, "abcd")
