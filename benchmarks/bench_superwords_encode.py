@@ -21,7 +21,7 @@ The ids of the native and pure rows are checked equal, line for line.
 builds, when it is there) adds a held-out stream: the first ``--stream-mb`` MB of it, each line
 met once in batches of 20,000 lines by a tokenizer loaded afresh, one and two threads; and the
 share of its bytes the word cache cannot answer (pieces longer than 128 bytes, or met for the
-first time since the cache was last cleared, as the native cache keeps them: 2..128 bytes,
+first time since the cache was last cleared, as the native cache keeps them: 1..128 bytes,
 cleared at 2**18 entries), the bytes that go through the trie walks of the minimum-token DP.
 
     python benchmarks/bench_superwords_encode.py [--stream FILE] [--stream-mb 20]

@@ -22,7 +22,7 @@ allocation anywhere in the native loops raises MemoryError in the caller.
 
 cimport cython
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._scanners cimport HFG_S, hfg_props
@@ -71,29 +71,6 @@ def _set_cover_long_min_units(int64_t n):
     old = _cover_long_min_units
     _cover_long_min_units = max(2, n)
     return old
-
-
-cdef inline uint64_t _load8(const uint8_t* b, int64_t n) noexcept nogil:
-    """The first min(n, 8) bytes of b as a little-endian word (zero-padded)."""
-    cdef uint64_t v = 0
-    cdef int64_t j
-    if n >= 8:
-        memcpy(&v, b, 8)            # a constant size: one unaligned load, no call
-        return v
-    for j in range(n):
-        v |= <uint64_t>b[j] << (8 * j)
-    return v
-
-
-cdef inline bint _same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
-    """a[0:n] == b[0:n], for n >= 8: whole 8-byte loads, the last one ending at n."""
-    cdef int64_t i = 0
-    while True:
-        if _load8(a + min(i, n - 8), 8) != _load8(b + min(i, n - 8), 8):
-            return False
-        i += 8
-        if i >= n:
-            return True
 
 
 cdef inline uint64_t _probe_start(const CacheSlot* slot) noexcept nogil:
@@ -218,7 +195,7 @@ cdef class _Worker:
             if slot.key_len == 0:
                 return NULL
             if slot.word == h and slot.key_len == n and \
-                    _same_bytes(<const uint8_t*>(self.vals[m].data() + slot.val + slot.val_len), key, n):
+                    memcmp(self.vals[m].data() + slot.val + slot.val_len, key, n) == 0:
                 return slot
             i = (i + 1) & mask
 
