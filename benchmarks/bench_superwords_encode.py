@@ -20,9 +20,10 @@ The ids of the native and pure rows are checked equal, line for line.
 ``--stream FILE`` (default: the 359 MB of Debian English ``scale_corpus.py --reference-large``
 builds, when it is there) adds a held-out stream: the first ``--stream-mb`` MB of it, each line
 met once in batches of 20,000 lines by a tokenizer loaded afresh, one and two threads; and the
-share of its bytes the word cache cannot answer (pieces longer than 128 bytes, or met for the
-first time since the cache was last cleared, as the native cache keeps them: 1..128 bytes,
-cleared at 2**18 entries), the bytes that go through the trie walks of the minimum-token DP.
+share of its bytes the word cache cannot answer (pieces longer than it keeps, or met for the
+first time since it was last cleared, by the native cache's limits, ``_encoder.CACHE_LIMITS``:
+1..1,024 bytes, cleared at 2**18 entries), the bytes that go through the trie walks of the
+minimum-token DP.
 
     python benchmarks/bench_superwords_encode.py [--stream FILE] [--stream-mb 20]
 """
@@ -43,12 +44,13 @@ from other_domains import texts  # noqa: E402
 from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
 
 from hf_greedtok import ByteLevel, GreedTokTrainer, Tokenizer, export_optimal_tokenizer_json  # noqa: E402
+from hf_greedtok._encoder import CACHE_LIMITS  # noqa: E402
 from hf_greedtok.trainers.superwords import GreedTokSuperwordTrainer  # noqa: E402
 from hf_greedtok.word_counts import count_words  # noqa: E402
 
 STREAM = Path(__file__).resolve().parent / ".cache" / "scale" / "reference_english_large.txt"
 BATCH = 20_000
-CACHE_MAX_UNITS, CACHE_MAX_ENTRIES = 128, 1 << 18      # _encoder.pyx's word cache
+CACHE_MAX_UNITS, CACHE_MAX_ENTRIES = CACHE_LIMITS["max_units"], CACHE_LIMITS["max_entries"]
 
 
 def best(fn, repeat: int) -> float:

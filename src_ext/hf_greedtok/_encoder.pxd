@@ -107,7 +107,7 @@ cdef class _Worker:
     cdef vector[uint8_t] word_bytes     # a word's cache key: its UTF-8 bytes at byte level
     cdef vector[uint32_t] cps           # batch path: one text's code points
     cdef vector[int64_t] ends           # batch path: its words' ends, from the native splitter
-    cdef vector[uint64_t] block_starts  # batch path, ASCII under GPT-4: word starts (a bit a byte), the classes
+    cdef vector[uint64_t] block_starts  # batch path, GPT-4's split: word starts (a bit a code point), the classes
     cdef vector[int32_t] slice_ids      # batch path: the ids of this worker's slice of texts
     cdef int64_t longest                # batch path: code points of the longest text since the last trim
 
@@ -200,6 +200,8 @@ cdef class RankedEncoder:
                            vector[int32_t]& out) except -1 nogil
     cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
                                   vector[int32_t]& out) except -1 nogil
+    cdef int _encode_str_blocks(self, int kind, const void* data, int64_t n, int mode, _Worker wk,
+                                vector[int32_t]& out) except -1 nogil
     cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
                           int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,

@@ -27,8 +27,8 @@ from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._scanners cimport HFG_S, hfg_props
 from hf_greedtok._pretokenize cimport (
-    PATTERN_GPT4, PATTERN_LAST, block_starts_ascii, hfg_ctz64, split_words, split_words_latin1,
-    use_blocks, word_end)
+    PATTERN_GPT4, PATTERN_LAST, block_starts_ascii, block_starts_str, hfg_ctz64, split_words,
+    split_words_latin1, use_blocks, word_end)
 
 cdef extern from "_huge_table.h" nogil:
     void* hfg_table_alloc(size_t nbytes)
@@ -56,8 +56,14 @@ cdef extern from "Python.h":
 MODE_COVER = 0
 MODE_OPTIMAL = 1
 _MODES = {"cover": 0, "optimal": 1}
-cdef int64_t CACHE_MAX_UNITS = 128      # longer words are rarely repeated (and key_len is 16 bits)
+# Longer words are rarely repeated (and key_len is 16 bits: 4 bytes a unit at character level).
+# Past 128 they are still runs of spaces or dashes in documents and unpunctuated Chinese clauses,
+# whose cover sorts every occurrence of every token in them, call after call.
+cdef int64_t CACHE_MAX_UNITS = 1024
 cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
+cdef size_t CACHE_MAX_VALS = 1 << 24    # int32s in the arena (64 MB): a cache is cleared past either bound
+# what benchmarks/bench_superwords_encode.py models the cache by
+CACHE_LIMITS = {"max_units": CACHE_MAX_UNITS, "max_entries": CACHE_MAX_ENTRIES, "max_arena_int32s": CACHE_MAX_VALS}
 cdef int32_t INF = 0x3FFFFFFF
 cdef int64_t INF_TOKENS = 1LL << 62
 # Words of at least this many units take the O(n)-memory cover (tests lower it to 2 to run
@@ -126,7 +132,7 @@ cdef class _Worker:
     time). Longer keys sit in an open-addressing table of 16-byte slots keyed by a hash, their
     ids and bytes in an arena (vals), which also holds the ids of short keys with more than 3.
     The tables start small, double (``words`` at 3/4 load, the other at half), and are cleared
-    when they hold CACHE_MAX_ENTRIES words together.
+    when they hold CACHE_MAX_ENTRIES words together or the arena CACHE_MAX_VALS int32s.
     """
     def __cinit__(self):
         cdef int m
@@ -203,7 +209,7 @@ cdef class _Worker:
         """Cache ids[0:k] for the short key (k0, k1) of :func:`hfg_word_key` (absent from words[m]);
         more than 3 ids go to the arena."""
         cdef int32_t at = 0
-        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES:
+        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES or self.vals[m].size() >= CACHE_MAX_VALS:
             self._reset(m)
         if k > 3:
             at = <int32_t>self.vals[m].size()
@@ -217,7 +223,7 @@ cdef class _Worker:
                     const int32_t* ids, int64_t k) except -1 nogil:
         """Cache ids[0:k] for the key key[0:n] (HFG_WORD_MAX + 1..CACHE_MAX_UNITS bytes: shorter
         ones go to :meth:`word_insert`), whose :func:`hfg_long_key` is h."""
-        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES:
+        if self.used[m] + self.words[m].used >= CACHE_MAX_ENTRIES or self.vals[m].size() >= CACHE_MAX_VALS:
             self._reset(m)
         if 2 * (self.used[m] + 1) > <int64_t>self.masks[m] + 1:
             _grow_table(&self.slots[m], &self.masks[m])
@@ -336,6 +342,41 @@ cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, int64_t n
                     ends[e] = nb
                     e += 1
         i += m
+    return nb
+
+
+cdef inline int64_t _utf8_block(const str_unit_t* t, int64_t m, uint8_t* out, uint16_t* at) noexcept nogil:
+    """Write the UTF-8 bytes of the m (1..64) code points t[0:m] (lone surrogates as U+FFFD) to
+    out (room for 4m bytes); returns the number of bytes. at[k] gets the offset in out of code
+    point k (0 <= k < m), unless the block is ASCII: then at[0] is 0xFFFF (its offsets are k)."""
+    cdef int64_t k, nb = 0
+    cdef uint32_t seen = 0, cp
+    for k in range(m):
+        seen |= t[k]
+    if seen < 0x80:
+        for k in range(m):
+            out[k] = <uint8_t>t[k]
+        at[0] = 0xFFFF
+        return m
+    for k in range(m):
+        at[k] = <uint16_t>nb
+        cp = t[k]
+        if cp < 0x80:
+            out[nb] = <uint8_t>cp
+            nb += 1
+        elif cp < 0x800:
+            out[nb] = <uint8_t>(0xC0 | (cp >> 6))
+            out[nb + 1] = <uint8_t>(0x80 | (cp & 0x3F))
+            nb += 2
+        elif cp < 0xD800 or 0xDFFF < cp < 0x10000:
+            # most code points past Latin (CJK, Indic, punctuation): three bytes, written here
+            # rather than through _utf8's units
+            out[nb] = <uint8_t>(0xE0 | (cp >> 12))
+            out[nb + 1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+            out[nb + 2] = <uint8_t>(0x80 | (cp & 0x3F))
+            nb += 3
+        else:
+            nb += _utf8_bytes(cp, out + nb)
     return nb
 
 
@@ -914,6 +955,50 @@ cdef class RankedEncoder:
         ends[count] = n
         return self._encode_span(t, start, ends, count + 1, n, mode, wk, out)
 
+    cdef int _encode_str_blocks(self, int kind, const void* data, int64_t n, int mode, _Worker wk,
+                                vector[int32_t]& out) except -1 nogil:
+        """Byte level, GPT-4's split: the ids of a str of n code points that is not ASCII (its own
+        data: ``kind`` bytes a code point). The word starts come from its blocks of 64 code
+        points, read in place (_gpt4_blocks.h); each block is then written as UTF-8, the starts
+        it holds becoming word ends in bytes, and the words go to :meth:`_encode_span` as soon as
+        SPAN_WORDS or more are known: one pass after the split, no list of ends in code points."""
+        cdef int64_t blocks = block_starts_str(kind, data, n, False, wk.block_starts)
+        cdef int64_t b, base, m, start = 0, count = 0, nb = 0, w
+        cdef int64_t ends[SPAN_WORDS + 65]
+        cdef uint16_t at[64]
+        cdef uint64_t bits
+        cdef const uint64_t* starts = wk.block_starts.data()
+        if <int64_t>wk.word_bytes.size() < 4 * n:
+            wk.word_bytes.resize(4 * n)
+        cdef uint8_t* text = wk.word_bytes.data()
+        for b in range(blocks):
+            base = b << 6
+            m = min(<int64_t>64, n - base)
+            if kind == 1:
+                w = _utf8_block(<const uint8_t*>data + base, m, text + nb, at)
+            elif kind == 2:
+                w = _utf8_block(<const uint16_t*>data + base, m, text + nb, at)
+            else:
+                w = _utf8_block(<const uint32_t*>data + base, m, text + nb, at)
+            bits = starts[b] & ~(<uint64_t>(b == 0))    # a word starts at 0: no end there
+            if at[0] == 0xFFFF:
+                while bits:
+                    ends[count] = nb + hfg_ctz64(bits)
+                    count += 1
+                    bits &= bits - 1
+            else:
+                while bits:
+                    ends[count] = nb + at[hfg_ctz64(bits)]
+                    count += 1
+                    bits &= bits - 1
+            nb += w
+            if count >= SPAN_WORDS:
+                self._encode_span(text, start, ends, count, nb, mode, wk, out)
+                start = ends[count - 1]
+                count = 0
+        ends[count] = nb
+        return self._encode_span(text, start, ends, count + 1, nb, mode, wk, out)
+
     cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
                           int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
         """Byte level: the ids of the consecutive words t[start:ends[0]], t[ends[0]:ends[1]], ...
@@ -977,6 +1062,8 @@ cdef class RankedEncoder:
         if ascii and self.byte_level:
             # its own data are its UTF-8 bytes: each word is looked up as soon as it is scanned
             return self._encode_ascii(<const uint8_t*>data, n, pattern, mode, wk, out)
+        if self.byte_level and use_blocks(pattern, n, False):
+            return self._encode_str_blocks(kind, data, n, mode, wk, out)
         wk.ends.clear()
         cdef const uint32_t* cps = NULL
         if kind == 1:

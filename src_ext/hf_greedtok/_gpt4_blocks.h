@@ -142,20 +142,18 @@ static inline void hfg_gpt4_block_rules(const hfg_block_classes* cls, int64_t bl
         starts[0] |= 1;
 }
 
-/* Whether the m (<= 64) code points at t are ASCII; if so their bytes go to out. */
-static inline int hfg_pack_ascii(const uint32_t* t, int64_t m, uint8_t* out) {
-    uint32_t any = 0;
-    for (int64_t k = 0; k < m; ++k) {
-        any |= t[k];
-        out[k] = (uint8_t)t[k];
-    }
-    return any < 0x80;
-}
-
-/* Whether the m bytes at t are ASCII. */
-static inline int hfg_all_ascii(const uint8_t* t, int64_t m) {
-    uint8_t any = 0;
+/* Bit k set for each of the m (1..64) bytes at b that is 0x80 or above (not ASCII). */
+static inline uint64_t hfg_high_bytes(const uint8_t* b, int64_t m) {
+    uint64_t high = 0;
+#ifdef HFG_HAVE_SSE2
+    int64_t k = 0;
+    for (; k + 16 <= m; k += 16)
+        high |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i*)(b + k))) << k;
+    for (; k < m; ++k)
+        high |= (uint64_t)(b[k] >> 7) << k;
+#else
     for (int64_t k = 0; k < m; ++k)
-        any |= t[k];
-    return any < 0x80;
+        high |= (uint64_t)(b[k] >> 7) << k;
+#endif
+    return high;
 }

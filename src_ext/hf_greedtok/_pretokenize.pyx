@@ -57,14 +57,16 @@ cdef extern from "_gpt4_blocks.h" nogil:
         uint64_t L, N, W, NL, SP, AP, valid
     hfg_block_classes hfg_ascii_classify(const uint8_t* b, int64_t m)
     void hfg_gpt4_block_rules(const hfg_block_classes* cls, int64_t blocks, uint64_t* starts, uint64_t* fix)
-    int hfg_pack_ascii(const uint32_t* t, int64_t m, uint8_t* out)
-    int hfg_all_ascii(const uint8_t* t, int64_t m)
+    uint64_t hfg_high_bytes(const uint8_t* b, int64_t m)
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long x) nogil
 
 cdef enum:
     _CLASS_WORDS = sizeof(hfg_block_classes) // sizeof(uint64_t)
+
+cdef uint64_t _ALL = 0xFFFFFFFFFFFFFFFFULL
+cdef uint64_t _EVERY_THIRD = 0x9249249249249248ULL     # bits 3, 6, .., 63
 
 
 # Texts of at least this many code points are split 64 at a time under GPT-4's split (and ASCII
@@ -91,47 +93,67 @@ cdef bint use_blocks(int pattern, int64_t n, bint ascii) noexcept nogil:
         and n >= max(_blocks_min_units, 1)
 
 
-cdef inline void _classify(const unit_t* t, int64_t m, bint ascii, hfg_block_classes* c) noexcept nogil:
-    """The classes of the block t[0:m] (1 <= m <= 64): ASCII sixteen code points at a time, else
-    one at a time from _unicode_props.h (``ascii``: the text is known to be ASCII)."""
+ctypedef fused block_unit_t:     # a str's own data, any kind: the block split reads it in place
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint16_t _block_props(block_unit_t cp) noexcept nogil:
+    if block_unit_t is uint8_t:
+        return _props(<uint8_t>cp)
+    else:
+        return _props(<uint32_t>cp)
+
+
+cdef inline void _classify(const block_unit_t* t, int64_t m, bint ascii, hfg_block_classes* c) noexcept nogil:
+    """The classes of the block t[0:m] (1 <= m <= 64): its ASCII code points sixteen at a time
+    (a code point past ASCII reads as 0x80 there, "other"), then each other code point's from
+    _unicode_props.h (``ascii``: the text is known to be ASCII). CR, LF, space and apostrophe
+    are ASCII, so only the letter, digit and whitespace classes need the table."""
     cdef uint8_t packed[64]
     cdef int64_t k
+    cdef uint64_t high
     cdef uint16_t p
-    if unit_t is uint8_t:
-        if ascii or hfg_all_ascii(t, m):
+    if block_unit_t is uint8_t:
+        if ascii:
             c[0] = hfg_ascii_classify(t, m)
             return
+        high = hfg_high_bytes(t, m)
+        c[0] = hfg_ascii_classify(t, m)     # a byte of 0x80+ is no ASCII class: "other"
     else:
-        if hfg_pack_ascii(t, m, packed):
-            c[0] = hfg_ascii_classify(packed, m)
-            return
-    # the masks gather in locals, shifted in without a branch: OR-ing each bit into *c, as
-    # this loop first did, made a load-modify-store chain through memory of every class
-    # (Chinese text split at 234 MB/s)
-    cdef uint64_t L = 0, N = 0, W = 0, NL = 0, SP = 0, AP = 0
-    cdef uint32_t cp
-    for k in range(m):
-        cp = t[k]
-        p = _props(t[k])
-        L |= <uint64_t>((p & HFG_L) != 0) << k
-        N |= <uint64_t>((p & HFG_N) != 0) << k
-        W |= <uint64_t>((p & HFG_S) != 0) << k
-        NL |= <uint64_t>((cp == _CR) | (cp == _LF)) << k
-        SP |= <uint64_t>(cp == _SPACE) << k
-        AP |= <uint64_t>(cp == _APOSTROPHE) << k
-    c.L, c.N, c.W, c.NL, c.SP, c.AP = L, N, W, NL, SP, AP
-    c.valid = 0xFFFFFFFFFFFFFFFFULL if m == 64 else ((<uint64_t>1 << m) - 1)
+        for k in range(m):
+            packed[k] = <uint8_t>min(t[k], <block_unit_t>0x80)    # a loop the compiler vectorizes
+        high = hfg_high_bytes(packed, m)
+        c[0] = hfg_ascii_classify(packed, m)
+    # the other code points: a few in most blocks of most texts (a name, a dash, a quote), all
+    # of them in Chinese; their masks gather in locals, shifted in without a branch on the
+    # class (OR-ing each bit into *c, as this loop first did, made a load-modify-store chain
+    # through memory: Chinese text split at 234 MB/s)
+    cdef uint64_t L = c.L, N = c.N, W = c.W, bit
+    while high:
+        k = hfg_ctz64(high)
+        bit = high & (~high + 1)
+        high ^= bit
+        p = _block_props(t[k])
+        L |= bit & (<uint64_t>0 - ((p & HFG_L) != 0))
+        N |= bit & (<uint64_t>0 - ((p & HFG_N) != 0))
+        W |= bit & (<uint64_t>0 - ((p & HFG_S) != 0))
+    c.L, c.N, c.W = L, N, W
 
 
 cdef inline void _set_bit(uint64_t* bits, int64_t i) noexcept nogil:
     bits[i >> 6] |= <uint64_t>1 << (i & 63)
 
 
-cdef int64_t _block_starts(const unit_t* t, int64_t n, bint ascii, vector[uint64_t]& scratch) except -1 nogil:
+cdef int64_t _block_starts(const block_unit_t* t, int64_t n, bint ascii, vector[uint64_t]& scratch) except -1 nogil:
     """The word starts of GPT-4's split of t[0:n] (n >= 1), bit i % 64 of scratch[i // 64], one
     word of 64 bits per block of 64 code points; returns the number of blocks. scratch also holds
     the blocks' classes (_gpt4_blocks.h makes the starts from them), then the fix-ups: digit
-    runs, contractions, whitespace after a run's line end, one code point at a time."""
+    runs and whitespace after a run's line end from the block's masks when the run ends in its
+    block (else one code point at a time), contractions one code point at a time. Each kind has
+    its own loop: one loop branching on the kind mispredicted at most fix-ups (English text has
+    one or two a block)."""
     cdef int64_t blocks = (n + 63) >> 6, b, i, e, k
     if scratch.size() < <size_t>((2 + _CLASS_WORDS) * blocks):     # only grows: no fill per text
         scratch.resize((2 + _CLASS_WORDS) * blocks)
@@ -141,37 +163,57 @@ cdef int64_t _block_starts(const unit_t* t, int64_t n, bint ascii, vector[uint64
     for b in range(blocks):
         _classify(t + (b << 6), min(<int64_t>64, n - (b << 6)), ascii, &cls[b])
     hfg_gpt4_block_rules(cls, blocks, starts, fix)
-    cdef uint64_t bits
-    cdef unit_t c
+    cdef uint64_t bits, run, other
+    cdef int64_t j, length
     for b in range(blocks):
-        bits = fix[b]
+        if not fix[b]:
+            continue
+        # \p{N}{1,3}: a word every three digits of a run that starts here
+        bits = fix[b] & cls[b].N
         while bits:
-            i = (b << 6) + hfg_ctz64(bits)
+            j = hfg_ctz64(bits)
             bits &= bits - 1
-            c = t[i]
-            if _props(c) & HFG_N:
-                # \p{N}{1,3}: a word every three digits of the run
-                e = i + 1
-                while e < n and _props(t[e]) & HFG_N:
+            run = cls[b].N >> j
+            length = 64 - j if run == _ALL else hfg_ctz64(~run)
+            if j + length < 64:
+                # the run ends in this block: its every third digit at once
+                starts[b] |= (_EVERY_THIRD << j) & (((<uint64_t>1 << length) - 1) << j)
+            else:
+                i = (b << 6) + j
+                e = i + length
+                while e < n and _block_props(t[e]) & HFG_N:
                     e += 1
                 k = i + 3
                 while k < e:
                     _set_bit(starts, k)
                     k += 3
-            elif c == _APOSTROPHE:
-                # '(?i:[sdmt]|ll|ve|re) at a word's start: the next word starts after it
-                if i + 2 < n and _contraction2(_props(t[i + 1])):
-                    _set_bit(starts, i + 2)
-                elif i + 3 < n and _contraction3(_props(t[i + 1]), _props(t[i + 2])):
-                    _set_bit(starts, i + 3)
+        # whitespace right after a line end: \s*[\r\n] ended at the run's last line end, so
+        # it starts a word unless another line end follows the spaces after it
+        bits = fix[b] & cls[b].W
+        other = cls[b].W & ~cls[b].NL
+        while bits:
+            j = hfg_ctz64(bits)
+            bits &= bits - 1
+            run = other >> j
+            length = 64 - j if run == _ALL else hfg_ctz64(~run)
+            e = (b << 6) + j + length
+            if j + length < 64:
+                if not (e < n and (cls[b].NL >> (j + length)) & 1):
+                    starts[b] |= <uint64_t>1 << j
             else:
-                # whitespace right after a line end: \s*[\r\n] ended at the run's last line
-                # end, so it starts a word unless another line end follows in the run
-                e = i + 1
-                while e < n and _props(t[e]) & HFG_S and t[e] != _CR and t[e] != _LF:
+                while e < n and _block_props(t[e]) & HFG_S and t[e] != _CR and t[e] != _LF:
                     e += 1
                 if not (e < n and (t[e] == _CR or t[e] == _LF)):
-                    _set_bit(starts, i)
+                    _set_bit(starts, (b << 6) + j)
+        # '(?i:[sdmt]|ll|ve|re) at a word's start: the next word starts after it
+        bits = fix[b] & cls[b].AP
+        while bits:
+            i = (b << 6) + hfg_ctz64(bits)
+            bits &= bits - 1
+            if i + 2 < n and _contraction2(_block_props(t[i + 1])):
+                _set_bit(starts, i + 2)
+            elif i + 3 < n and _contraction3(_block_props(t[i + 1]), _block_props(t[i + 2])):
+                _set_bit(starts, i + 3)
     return blocks
 
 
@@ -180,27 +222,49 @@ cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]
     return _block_starts(text, n, True, scratch)
 
 
+cdef int64_t block_starts_str(int kind, const void* data, int64_t n, bint ascii,
+                              vector[uint64_t]& scratch) except -1 nogil:
+    """:func:`_block_starts` of a str's own data, read in place: ``kind`` 1, 2 or 4 bytes a code
+    point (PyUnicode_KIND), n >= 1 code points, ``ascii`` its flag (PyUnicode_IS_ASCII).
+
+    Raises (as -1 with the Python exception set):
+        MemoryError: the scratch (72 bytes per 64 code points) could not grow.
+    """
+    if kind == 1:
+        return _block_starts(<const uint8_t*>data, n, ascii, scratch)
+    if kind == 2:
+        return _block_starts(<const uint16_t*>data, n, False, scratch)
+    return _block_starts(<const uint32_t*>data, n, False, scratch)
+
+
+cdef int64_t _block_ends(const uint64_t* starts, int64_t blocks, int64_t n, vector[int64_t]* ends) except -1 nogil:
+    """The number of words whose starts are the bits of starts[0:blocks] (of a text of n code
+    points); their ends appended to ``ends`` unless it is NULL."""
+    cdef int64_t b, words = 0
+    cdef uint64_t bits
+    for b in range(blocks):
+        words += __builtin_popcountll(starts[b])
+        if ends != NULL:
+            bits = starts[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
+            while bits:
+                ends.push_back((b << 6) + hfg_ctz64(bits))
+                bits &= bits - 1
+    if ends != NULL:
+        ends.push_back(n)
+    return words
+
+
 cdef int64_t _split(int pattern, const unit_t* text, int64_t n, bint ascii, vector[int64_t]* ends) except -1 nogil:
     """The number of words of text[0:n] under ``pattern``; their ends are appended to ``ends``
     unless it is NULL (counting alone: the block path then only counts its start bits)."""
-    cdef int64_t i = 0, b, blocks, words = 0
+    cdef int64_t i = 0, words = 0, blocks
     cdef vector[uint64_t] scratch
-    cdef uint64_t bits
     if not PATTERN_GPT4 <= pattern <= PATTERN_LAST:
         with gil:
             raise ValueError(f"no native pre-tokenizer for pattern id {pattern}")
     if use_blocks(pattern, n, ascii):
-        blocks = _block_starts(text, n, ascii, scratch)
-        for b in range(blocks):
-            words += __builtin_popcountll(scratch[b])
-            if ends != NULL:
-                bits = scratch[b] & ~(<uint64_t>(b == 0))     # a word starts at 0: no end there
-                while bits:
-                    ends.push_back((b << 6) + hfg_ctz64(bits))
-                    bits &= bits - 1
-        if ends != NULL:
-            ends.push_back(n)
-        return words
+        blocks = _block_starts(text, n, ascii, scratch)     # grows scratch: its data are read after
+        return _block_ends(scratch.data(), blocks, n, ends)
     while i < n:
         i = word_end(pattern, text, i, n)
         words += 1
@@ -233,8 +297,8 @@ cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vect
 
 cdef int64_t _scan_str(int pattern, str text, vector[int64_t]* ends) except -1:
     """The number of words of ``text`` under ``pattern``, their ends appended to ``ends`` unless
-    it is NULL; read from the str's own data (1-byte kind as is, 4-byte as is, 2-byte widened),
-    without the GIL.
+    it is NULL; read from the str's own data (the block split reads every kind in place; the
+    word scanners read 1- and 4-byte kinds in place and a 2-byte str widened), without the GIL.
 
     Raises:
         ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).
@@ -245,13 +309,18 @@ cdef int64_t _scan_str(int pattern, str text, vector[int64_t]* ends) except -1:
         raise ValueError(f"no native pre-tokenizer for pattern id {pattern}; split with regex.findall "
                          "(the native ones: hf_greedtok.pre_tokenizers.patterns.SPLITS)")
     cdef PyObject* obj = <PyObject*>text
-    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k, words
+    cdef int64_t n = PyUnicode_GET_LENGTH(obj), k, words, blocks
     cdef int kind = PyUnicode_KIND(obj)
     cdef bint ascii = PyUnicode_IS_ASCII(obj)
     cdef void* data = PyUnicode_DATA(obj)
     cdef vector[uint32_t] wide
+    cdef vector[uint64_t] scratch
     with nogil:
-        if kind == 1:
+        if use_blocks(pattern, n, ascii):
+            # the blocks read a 2-byte str in place too
+            blocks = block_starts_str(kind, data, n, ascii, scratch)
+            words = _block_ends(scratch.data(), blocks, n, ends)
+        elif kind == 1:
             words = _split(pattern, <const uint8_t*>data, n, ascii, ends)
         elif kind == 4:
             words = _split(pattern, <const uint32_t*>data, n, False, ends)
@@ -292,9 +361,10 @@ cdef list _slices(str text, const vector[int64_t]& ends):
 
 def count_words(int pattern, str text not None) -> int:
     """The number of words ``split(pattern, text)`` gives, computed by the pre-tokenizer alone
-    without the GIL: no Python object and no offset is kept per word (a 2-byte str is widened
-    first, as :func:`split` does). What benchmarks time as the pre-tokenizer alone; writing
-    2.4M word ends would time the allocator (33 MB, faulted in afresh on each call) instead.
+    without the GIL: no Python object and no offset is kept per word (a 2-byte str the block
+    split does not take is widened first, as :func:`split` does). What benchmarks time as the
+    pre-tokenizer alone; writing 2.4M word ends would time the allocator (33 MB, faulted in
+    afresh on each call) instead.
 
     Raises:
         ValueError: ``pattern`` is not the id of a native scanner (e.g. PATTERN_NONE).

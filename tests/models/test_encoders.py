@@ -155,10 +155,10 @@ def test_arbitrary_unicode_including_lone_surrogates(cl100k, texts, split_path):
 
 
 # ASCII texts take their own loop (each word looked up as the scanner ends it, no ends written):
-# every ASCII code point, words of 1..8 bytes near the text's end (fewer than 8 bytes left to
-# read), of 9..128 bytes (long cache keys) and past 128 (around the cache)
+# every ASCII code point, words of 1..15 bytes near the text's end (fewer than 16 bytes left to
+# read), of 16..1,024 bytes (long cache keys) and past 1,024 (around the cache)
 _ENGLISH_LIKE = st.text(st.sampled_from(list("aeiostAEZ  .,;'!\n\r\t07")), max_size=80)
-_LONG_RUNS = st.builds(lambda k, c, tail: c * k + tail, st.integers(1, 300), st.sampled_from(["a", "ab", " ", "1", ".", "\n"]),
+_LONG_RUNS = st.builds(lambda k, c, tail: c * k + tail, st.integers(1, 1100), st.sampled_from(["a", "ab", " ", "1", ".", "\n"]),
                        st.text(st.characters(max_codepoint=0x7F), max_size=10))
 _ASCII_TEXTS = st.lists(st.one_of(st.text(st.characters(max_codepoint=0x7F), max_size=60), _ENGLISH_LIKE, _LONG_RUNS),
                         max_size=6)
@@ -177,6 +177,28 @@ _MIXED_DOCUMENTS = st.lists(st.one_of(_ENGLISH_LIKE, _ENGLISH_LIKE, st.text(st.c
 def test_mostly_ascii_documents_with_other_code_points_give_the_per_word_ids(cl100k, texts, split_path):
     for mode in ("cover", "optimal"):
         assert_same_ids(cl100k, texts, mode=mode)
+
+
+# Documents mostly of other scripts, in strs of each kind: Latin-1 words (1 byte a code point),
+# Cyrillic and CJK (2 bytes), with emoji (4 bytes); CJK runs make words of 16..600 UTF-8 bytes
+# (the long cache keys, Chinese's common case), spaces, line ends and digits between them. Each
+# block of 64 code points is written as UTF-8 a code point at a time and its word starts become
+# ends in bytes, batch after batch.
+_SCRIPT_WORDS = st.one_of(
+    st.text(st.sampled_from("caféàüñ ÀÉ"), min_size=1, max_size=12),
+    st.text(st.sampled_from("привет мир"), min_size=1, max_size=12),
+    st.builds(lambda c, k: c * k, st.sampled_from(["中文", "书", "好的", "。"]), st.integers(1, 200)),
+    st.text(st.sampled_from("的一是不了人我在有他这中"), min_size=1, max_size=40),
+    st.sampled_from([" ", "\n", "  ", "\n\n", "123", "1234567", "\U0001f600", "\U0001f600x", "'s", ", "]))
+_SCRIPT_DOCUMENTS = st.lists(_SCRIPT_WORDS, min_size=1, max_size=40).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(_SCRIPT_DOCUMENTS, min_size=1, max_size=4))
+def test_documents_of_other_scripts_give_the_per_word_ids(cl100k, texts, split_path):
+    for mode in ("cover", "optimal"):
+        assert_same_ids(cl100k, texts, mode=mode)
+        assert_same_ids(cl100k, texts, mode=mode)      # again: from the cache, long words too
 
 
 @pytest.fixture(params=["blocks", "scanner"])

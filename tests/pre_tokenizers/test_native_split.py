@@ -143,6 +143,32 @@ def test_ascii_letter_runs_end_where_regex_ends_them_at_every_block_offset(name,
                 assert_same_split(name, "x" * offset + letters[:length] + end + "z" * offset)
 
 
+# GPT-4's block split fixes up two runs from its block's masks when the run ends in the block,
+# else a code point at a time: digits (a word every three) and the whitespace after a line end
+# (a word of its own unless another line end follows it). What may follow such a run.
+FIXED_RUN_ENDS = ["", "a", ".", "\n", "\r\n", " a", "\u00e9", "\u0660", "\u3000", "\u4e2d", "\U0001d7ce", "\ud800"]
+# a 1-byte str, and the same code points in a 2- and 4-byte one (the last code point sets the kind)
+STR_KINDS = ["", "\u00ff", "\u4e2d", "\U0001f600"]
+
+
+@pytest.mark.parametrize("run", ["7", "\u0663", " ", "\t", "\u00a0", "\u3000"],
+                         ids=["digits", "arabic-indic-digits", "spaces", "tabs", "nbsp", "ideographic-space"])
+def test_digit_and_whitespace_runs_end_where_regex_ends_them_across_block_ends(run):
+    """Runs of 1..70 digits, or of spaces after a line end, that start at every offset of a
+    64-code-point block and end in it, at its end or in the next one, before every kind of run
+    end, in strs of each kind (GPT-4's split, the block path)."""
+    old = _pretokenize._set_blocks_min_units(0)
+    before = "\n" if run.isspace() else "."      # whitespace is fixed up after a line end
+    try:
+        for start in range(1, 67, 3):           # the run's first code point
+            for length in (1, 2, 3, 4, 5, 6, 7, 30, 31, 32, 33, 61, 62, 63, 64, 65, 66, 70):
+                for end in FIXED_RUN_ENDS:
+                    for kind in STR_KINDS:
+                        assert_same_split("gpt4", "x" * (start - 1) + before + run * length + end + kind)
+    finally:
+        _pretokenize._set_blocks_min_units(old)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_text_has_no_words(name):
     assert split(NATIVE[name][0], "") == []
