@@ -88,6 +88,11 @@ cdef struct ByteStep:
     int32_t prio        # the rank of the token the child spells, or -1
 
 
+cdef struct PairStep:
+    int32_t node        # the node two bytes below the root along a pair of bytes, or -1
+    int32_t prio        # the rank of the token it spells, or -1
+
+
 @cython.final
 cdef class _Worker:
     cdef hfg_word_table words[2]        # keys of 1..HFG_WORD_MAX bytes (_word_cache.h)
@@ -129,6 +134,7 @@ cdef class RankedEncoder:
     cdef int byte_shift
     cdef int32_t root_node[256]         # the root's child along each byte (-1: none): a walk's
     cdef int32_t root_prio[256]         # first step from L1, no hash; and its token's rank
+    cdef vector[PairStep] pair_steps    # byte level: the first two steps of a walk, by (byte << 8) | byte
     cdef vector[int32_t] prio_id
     cdef vector[int32_t] prio_len
     cdef int32_t max_len

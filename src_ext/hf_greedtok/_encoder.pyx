@@ -461,8 +461,9 @@ cdef class RankedEncoder:
         them): an open-addressing table of 8-byte slots at most 0.6 full, a node being the slot
         of its (parent, byte) key plus one, with its token's rank beside the key. A step reads
         one slot; the hash trie reads three places (key, child, the child's rank) in tables
-        sized for the units, 6.4 MB for a 32,768 superword vocabulary against 1 MB here, which
-        stays in a core's L2 cache. Then the hash trie is freed."""
+        sized for the units, 6.4 MB for a 32,768 superword vocabulary against 2 MB here (80,000
+        nodes), about a core's L2 cache. Then the first two steps of every walk go into a table by
+        pair of bytes (65,536 PairSteps, 512 KB), and the hash trie is freed."""
         cdef int64_t nodes = self.trie.n_nodes, cap = 16, r, j
         cdef int bits = 4
         while 5 * nodes > 3 * cap:
@@ -499,6 +500,23 @@ cdef class RankedEncoder:
                 h = (h + 1) & self.byte_mask
             self.root_node[j] = <int32_t>h + 1 if self.byte_steps[h].key == key else -1
             self.root_prio[j] = self.byte_steps[h].prio if self.byte_steps[h].key == key else -1
+        # The walks of the DP and the cover start at every byte of a new word, and most end two or
+        # three bytes down: a table of the second step (512 KB, its rows of common bytes hot in
+        # L2) spares each walk a hashed probe of the trie and the probe loop's mispredictions.
+        cdef PairStep none
+        none.node = -1
+        none.prio = -1
+        self.pair_steps.assign(1 << 16, none)
+        cdef int32_t p, a
+        for a in range(256):
+            if self.root_node[a] < 0:
+                continue
+            for j in range(256):
+                p = -1
+                node = self._step(self.root_node[a], <uint32_t>j, &p)
+                if node >= 0:
+                    self.pair_steps[(a << 8) | j].node = node
+                    self.pair_steps[(a << 8) | j].prio = p
         self.trie.release()
         self.node_prio.clear()
         self.node_prio.shrink_to_fit()
@@ -590,9 +608,22 @@ cdef class RankedEncoder:
         cdef int32_t node, p
         cdef uint64_t m
         wk.matches.clear()
+        cdef const PairStep* pairs = self.pair_steps.data()
+        cdef const PairStep* pair
+        cdef int64_t j0
         for i in range(n - 1):
             node = 0
-            for j in range(i, min(n, i + self.max_len)):
+            j0 = i
+            if self.byte_level:
+                # the first two steps from the pair table, as in :meth:`_optimal`
+                pair = &pairs[((u[i] & 0xFF) << 8) | (u[i + 1] & 0xFF)]
+                node = pair.node
+                if node < 0:
+                    continue
+                if pair.prio >= 0:
+                    wk.matches.push_back((<uint64_t>pair.prio << 32) | <uint64_t>i)
+                j0 = i + 2
+            for j in range(j0, min(n, i + self.max_len)):
                 node = self._step(node, u[j], &p)
                 if node < 0:
                     break
@@ -688,7 +719,7 @@ cdef class RankedEncoder:
         dp values live in a ring of max_len + 1 slots (an end is at most max_len units past
         the start that reaches it), so memory is one int32 per unit for the back pointers.
         """
-        cdef int64_t i, j, e, cost, d, R = 1
+        cdef int64_t i, j, j0, lim, e, cost, d, R = 1
         cdef int32_t node, p
         cdef int32_t ids[4]
         while R <= self.max_len:
@@ -701,15 +732,33 @@ cdef class RankedEncoder:
         cdef int32_t* back = wk.back_start.data()
         cdef int32_t* back_rank = back + n + 1     # the rank of the token that ends there: no walk back
         dp[0] = 0
+        cdef const PairStep* pairs = self.pair_steps.data()
+        cdef const PairStep* pair
         for i in range(n):
             d = dp[i & mask]
             dp[i & mask] = INF_TOKENS       # the slot now stands for end i + R
-            cost = self._single_ids(u[i], ids)
+            cost = 1 if self.byte_level else self._single_ids(u[i], ids)
             if d + cost < dp[(i + 1) & mask]:
                 dp[(i + 1) & mask] = d + cost
                 back[i + 1] = <int32_t>i
+            lim = min(n, i + self.max_len)
             node = 0
-            for j in range(i, min(n, i + self.max_len)):
+            j0 = i
+            if self.byte_level:
+                # the first two steps from the pair table (a token has 2+ units: none ends at 1)
+                if i + 1 >= lim:
+                    continue
+                pair = &pairs[((u[i] & 0xFF) << 8) | (u[i + 1] & 0xFF)]
+                node = pair.node
+                if node < 0:
+                    continue
+                p = pair.prio
+                if p >= 0 and d + 1 < dp[(i + 2) & mask]:
+                    dp[(i + 2) & mask] = d + 1
+                    back[i + 2] = <int32_t>i
+                    back_rank[i + 2] = p
+                j0 = i + 2
+            for j in range(j0, lim):
                 node = self._step(node, u[j], &p)
                 if node < 0:
                     break
@@ -743,7 +792,9 @@ cdef class RankedEncoder:
         holds at its rank and then every gap is covered; and one token is the fewest there are.
         """
         cdef int32_t whole
-        if n <= self.max_len:
+        if mode == 0 and n <= self.max_len:
+            # optimal needs no check: its DP finds the whole word, the one segmentation of one
+            # token, on its first walk (a check walked the word twice)
             whole = self._rank_of(u, n)
             if whole >= 0:
                 out.push_back(self.prio_id[whole])
