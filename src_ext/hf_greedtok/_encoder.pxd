@@ -34,12 +34,28 @@ cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
 
 
 cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
-    """:func:`_utf8` into bytes."""
-    cdef uint32_t units[4]
-    cdef int64_t n = _utf8(cp, units), i
-    for i in range(n):
-        out[i] = <uint8_t>units[i]
-    return n
+    """:func:`_utf8` into bytes, written directly (a text's non-ASCII blocks go through here a
+    code point at a time)."""
+    if cp < 0x80:
+        out[0] = <uint8_t>cp
+        return 1
+    if cp < 0x800:
+        out[0] = <uint8_t>(0xC0 | (cp >> 6))
+        out[1] = <uint8_t>(0x80 | (cp & 0x3F))
+        return 2
+    if not (cp < 0xD800 or 0xDFFF < cp < 0x10000):     # CJK and most scripts go straight on
+        if cp <= 0xDFFF or cp > 0x10FFFF:
+            cp = 0xFFFD
+    if cp < 0x10000:
+        out[0] = <uint8_t>(0xE0 | (cp >> 12))
+        out[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+        out[2] = <uint8_t>(0x80 | (cp & 0x3F))
+        return 3
+    out[0] = <uint8_t>(0xF0 | (cp >> 18))
+    out[1] = <uint8_t>(0x80 | ((cp >> 12) & 0x3F))
+    out[2] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+    out[3] = <uint8_t>(0x80 | (cp & 0x3F))
+    return 4
 
 
 cdef struct CacheSlot:
@@ -204,12 +220,10 @@ cdef class RankedEncoder:
                           _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
                            vector[int32_t]& out) except -1 nogil
-    cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
-                                  vector[int32_t]& out) except -1 nogil
-    cdef int _encode_str_blocks(self, int kind, const void* data, int64_t n, int mode, _Worker wk,
-                                vector[int32_t]& out) except -1 nogil
-    cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
-                          int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
+    cdef int _encode_blocks(self, int kind, const void* data, int64_t n, bint ascii, int mode, _Worker wk,
+                            vector[int32_t]& out) except -1 nogil
+    cdef int64_t _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
+                              int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil
     cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil
     cdef _Worker _acquire(self)

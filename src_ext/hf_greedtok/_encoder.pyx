@@ -27,8 +27,8 @@ from libcpp.algorithm cimport sort as cpp_sort
 
 from hf_greedtok._scanners cimport HFG_S, hfg_props
 from hf_greedtok._pretokenize cimport (
-    PATTERN_GPT4, PATTERN_LAST, block_starts_ascii, block_starts_str, hfg_ctz64, split_words,
-    split_words_latin1, use_blocks, word_end)
+    PATTERN_GPT4, PATTERN_LAST, block_starts_str, hfg_ctz64, split_words, split_words_latin1, use_blocks,
+    word_end)
 
 cdef extern from "_huge_table.h" nogil:
     void* hfg_table_alloc(size_t nbytes)
@@ -350,7 +350,7 @@ cdef inline int64_t _utf8_block(const str_unit_t* t, int64_t m, uint8_t* out, ui
     out (room for 4m bytes); returns the number of bytes. at[k] gets the offset in out of code
     point k (0 <= k < m), unless the block is ASCII: then at[0] is 0xFFFF (its offsets are k)."""
     cdef int64_t k, nb = 0
-    cdef uint32_t seen = 0, cp
+    cdef uint32_t seen = 0
     for k in range(m):
         seen |= t[k]
     if seen < 0x80:
@@ -360,24 +360,27 @@ cdef inline int64_t _utf8_block(const str_unit_t* t, int64_t m, uint8_t* out, ui
         return m
     for k in range(m):
         at[k] = <uint16_t>nb
-        cp = t[k]
-        if cp < 0x80:
-            out[nb] = <uint8_t>cp
-            nb += 1
-        elif cp < 0x800:
-            out[nb] = <uint8_t>(0xC0 | (cp >> 6))
-            out[nb + 1] = <uint8_t>(0x80 | (cp & 0x3F))
-            nb += 2
-        elif cp < 0xD800 or 0xDFFF < cp < 0x10000:
-            # most code points past Latin (CJK, Indic, punctuation): three bytes, written here
-            # rather than through _utf8's units
-            out[nb] = <uint8_t>(0xE0 | (cp >> 12))
-            out[nb + 1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
-            out[nb + 2] = <uint8_t>(0x80 | (cp & 0x3F))
-            nb += 3
-        else:
-            nb += _utf8_bytes(cp, out + nb)
+        nb += _utf8_bytes(t[k], out + nb)
     return nb
+
+
+cdef inline int64_t _gather_ends(uint64_t bits, int64_t base, const uint16_t* at, int64_t* ends) noexcept nogil:
+    """The word starts of one block (bit k: code point k; a word starts at 0 has its bit
+    cleared) as the ends of the words before them, in bytes from the text's start: base + k,
+    or base + at[k] (the block's byte offsets, :func:`_utf8_block`) unless at is NULL; written
+    to ends; returns how many."""
+    cdef int64_t count = 0
+    if at == NULL:
+        while bits:
+            ends[count] = base + hfg_ctz64(bits)
+            count += 1
+            bits &= bits - 1
+    else:
+        while bits:
+            ends[count] = base + at[hfg_ctz64(bits)]
+            count += 1
+            bits &= bits - 1
+    return count
 
 
 cdef inline int _append_ids(vector[int32_t]& out, const int32_t* ids, int64_t k) except -1 nogil:
@@ -966,13 +969,12 @@ cdef class RankedEncoder:
     cdef int _encode_ascii(self, const uint8_t* t, int64_t n, int pattern, int mode, _Worker wk,
                            vector[int32_t]& out) except -1 nogil:
         """Byte level: the ids of an ASCII text t[0:n] (its bytes are its code points): its words'
-        ends from the split ``pattern`` (the word scanner, or the blocks of
-        :meth:`_encode_ascii_blocks`) gathered SPAN_WORDS at a time, no more, and looked up by
-        :meth:`_encode_span`."""
+        ends from the split ``pattern`` (the word scanner, or the blocks of :meth:`_encode_blocks`)
+        gathered SPAN_WORDS at a time, no more, and looked up by :meth:`_encode_span`."""
         cdef int64_t start = 0, end = 0, count = 0
         cdef int64_t ends[SPAN_WORDS]
         if use_blocks(pattern, n, True):
-            return self._encode_ascii_blocks(t, n, mode, wk, out)
+            return self._encode_blocks(1, t, n, True, mode, wk, out)
         while end < n:
             end = word_end(pattern, t, end, n)
             ends[count] = end
@@ -983,77 +985,60 @@ cdef class RankedEncoder:
                 count = 0
         return 0
 
-    cdef int _encode_ascii_blocks(self, const uint8_t* t, int64_t n, int mode, _Worker wk,
-                                  vector[int32_t]& out) except -1 nogil:
-        """:meth:`_encode_ascii` under GPT-4's split: the words come from the starts of 64-byte
-        blocks (_gpt4_blocks.h), a word's end being the next set bit; their ends are gathered
-        SPAN_WORDS or more at a time."""
-        cdef int64_t blocks = (n + 63) >> 6, b, start = 0, count = 0
-        cdef int64_t ends[SPAN_WORDS + 65]
-        cdef uint64_t bits
-        block_starts_ascii(t, n, wk.block_starts)
-        cdef const uint64_t* starts = wk.block_starts.data()
-        for b in range(blocks):
-            bits = starts[b] & ~(<uint64_t>(b == 0))    # a word starts at 0: no end there
-            while bits:
-                ends[count] = (b << 6) + hfg_ctz64(bits)
-                count += 1
-                bits &= bits - 1
-            if count >= SPAN_WORDS:
-                self._encode_span(t, start, ends, count, n, mode, wk, out)
-                start = ends[count - 1]
-                count = 0
-        ends[count] = n
-        return self._encode_span(t, start, ends, count + 1, n, mode, wk, out)
-
-    cdef int _encode_str_blocks(self, int kind, const void* data, int64_t n, int mode, _Worker wk,
-                                vector[int32_t]& out) except -1 nogil:
-        """Byte level, GPT-4's split: the ids of a str of n code points that is not ASCII (its own
-        data: ``kind`` bytes a code point). The word starts come from its blocks of 64 code
-        points, read in place (_gpt4_blocks.h); each block is then written as UTF-8, the starts
-        it holds becoming word ends in bytes, and the words go to :meth:`_encode_span` as soon as
-        SPAN_WORDS or more are known: one pass after the split, no list of ends in code points."""
-        cdef int64_t blocks = block_starts_str(kind, data, n, False, wk.block_starts)
-        cdef int64_t b, base, m, start = 0, count = 0, nb = 0, w
+    cdef int _encode_blocks(self, int kind, const void* data, int64_t n, bint ascii, int mode, _Worker wk,
+                            vector[int32_t]& out) except -1 nogil:
+        """Byte level, GPT-4's split: the ids of a str of n code points, its own data (``kind``
+        bytes a code point; ``ascii``: all below 0x80, its data then its UTF-8). The word starts
+        come from its blocks of 64 code points, read in place (_gpt4_blocks.h). An ASCII text's
+        starts are its words' ends in bytes; another's blocks are written as UTF-8 one after the
+        other, the starts each holds becoming ends in bytes. The words go to
+        :meth:`_encode_span` as soon as SPAN_WORDS or more are known: one pass after the split,
+        no list of ends kept."""
+        cdef int64_t blocks = block_starts_str(kind, data, n, ascii, wk.block_starts)
+        cdef int64_t b, m, start = 0, count = 0, nb = 0, w
         cdef int64_t ends[SPAN_WORDS + 65]
         cdef uint16_t at[64]
-        cdef uint64_t bits
         cdef const uint64_t* starts = wk.block_starts.data()
-        if <int64_t>wk.word_bytes.size() < 4 * n:
-            wk.word_bytes.resize(4 * n)
-        cdef uint8_t* text = wk.word_bytes.data()
-        for b in range(blocks):
-            base = b << 6
-            m = min(<int64_t>64, n - base)
-            if kind == 1:
-                w = _utf8_block(<const uint8_t*>data + base, m, text + nb, at)
-            elif kind == 2:
-                w = _utf8_block(<const uint16_t*>data + base, m, text + nb, at)
-            else:
-                w = _utf8_block(<const uint32_t*>data + base, m, text + nb, at)
-            bits = starts[b] & ~(<uint64_t>(b == 0))    # a word starts at 0: no end there
-            if at[0] == 0xFFFF:
-                while bits:
-                    ends[count] = nb + hfg_ctz64(bits)
-                    count += 1
-                    bits &= bits - 1
-            else:
-                while bits:
-                    ends[count] = nb + at[hfg_ctz64(bits)]
-                    count += 1
-                    bits &= bits - 1
-            nb += w
-            if count >= SPAN_WORDS:
-                self._encode_span(text, start, ends, count, nb, mode, wk, out)
-                start = ends[count - 1]
-                count = 0
-        ends[count] = nb
-        return self._encode_span(text, start, ends, count + 1, nb, mode, wk, out)
+        cdef const uint8_t* text = <const uint8_t*>data
+        cdef uint8_t* utf8 = NULL
+        if not ascii:
+            if <int64_t>wk.word_bytes.size() < 4 * n:
+                wk.word_bytes.resize(4 * n)
+            utf8 = wk.word_bytes.data()
+            text = utf8
+        if ascii:
+            # a code point a byte: the starts are the ends (one loop of its own: the blocks
+            # below, with no bytes to write, ran 4% slower on ASCII documents)
+            for b in range(blocks):
+                count += _gather_ends(starts[b] & ~(<uint64_t>(b == 0)), b << 6, NULL, ends + count)
+                if count >= SPAN_WORDS:
+                    start = self._encode_span(text, start, ends, count, n, mode, wk, out)
+                    count = 0
+        else:
+            for b in range(blocks):
+                m = min(<int64_t>64, n - (b << 6))
+                if kind == 1:
+                    w = _utf8_block(<const uint8_t*>data + (b << 6), m, utf8 + nb, at)
+                elif kind == 2:
+                    w = _utf8_block(<const uint16_t*>data + (b << 6), m, utf8 + nb, at)
+                else:
+                    w = _utf8_block(<const uint32_t*>data + (b << 6), m, utf8 + nb, at)
+                count += _gather_ends(starts[b] & ~(<uint64_t>(b == 0)), nb,
+                                      <const uint16_t*>NULL if at[0] == 0xFFFF else at, ends + count)
+                nb += w
+                if count >= SPAN_WORDS:
+                    start = self._encode_span(text, start, ends, count, nb, mode, wk, out)
+                    count = 0
+            n = nb
+        ends[count] = n
+        self._encode_span(text, start, ends, count + 1, n, mode, wk, out)
+        return 0
 
-    cdef int _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
-                          int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
+    cdef int64_t _encode_span(self, const uint8_t* t, int64_t start, const int64_t* ends, int64_t count,
+                              int64_t n, int mode, _Worker wk, vector[int32_t]& out) except -1 nogil:
         """Byte level: the ids of the consecutive words t[start:ends[0]], t[ends[0]:ends[1]], ...
-        (count of them, at most SPAN_WORDS + 65) of a text of which t[0:n] may be read.
+        (count of them, 1 to SPAN_WORDS + 65) of a text of which t[0:n] may be read; returns the
+        end of the last, ends[count - 1] (where the next batch starts).
 
         Two passes (_word_cache.h): the first packs each word's key and starts loading its cache
         line, the second copies the ids of the words the table holds inline, so the loads of a
@@ -1085,7 +1070,7 @@ cdef class RankedEncoder:
                 keyed = wk.words[mode].slots
                 hfg_word_keys(&wk.words[mode], t, n, ends[j], ends + k, count - k, k0 + k, k1 + k, at + k,
                               <const uint8_t*>wk.slots[mode], wk.masks[mode], sizeof(CacheSlot), CACHE_MAX_UNITS)
-        return 0
+        return ends[count - 1]
 
     cdef int _encode_text(self, PyObject* obj, int64_t lo, int64_t hi, int pattern, int mode, _Worker wk,
                           vector[int32_t]& out) except -1 nogil:
@@ -1114,7 +1099,7 @@ cdef class RankedEncoder:
             # its own data are its UTF-8 bytes: each word is looked up as soon as it is scanned
             return self._encode_ascii(<const uint8_t*>data, n, pattern, mode, wk, out)
         if self.byte_level and use_blocks(pattern, n, False):
-            return self._encode_str_blocks(kind, data, n, mode, wk, out)
+            return self._encode_blocks(kind, data, n, False, mode, wk, out)
         wk.ends.clear()
         cdef const uint32_t* cps = NULL
         if kind == 1:

@@ -30,7 +30,6 @@ cdef int64_t split_words_latin1(int pattern, const uint8_t* text, int64_t n, vec
 
 cdef int64_t split_words_ascii(int pattern, const uint8_t* text, int64_t n, vector[int64_t]& ends) except -1 nogil
 cdef bint use_blocks(int pattern, int64_t n, bint ascii) noexcept nogil
-cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]& scratch) except -1 nogil
 cdef int64_t block_starts_str(int kind, const void* data, int64_t n, bint ascii,
                               vector[uint64_t]& scratch) except -1 nogil
 

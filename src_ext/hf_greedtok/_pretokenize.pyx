@@ -217,11 +217,6 @@ cdef int64_t _block_starts(const block_unit_t* t, int64_t n, bint ascii, vector[
     return blocks
 
 
-cdef int64_t block_starts_ascii(const uint8_t* text, int64_t n, vector[uint64_t]& scratch) except -1 nogil:
-    """:func:`_block_starts` of an ASCII text given as its bytes (the encoder's)."""
-    return _block_starts(text, n, True, scratch)
-
-
 cdef int64_t block_starts_str(int kind, const void* data, int64_t n, bint ascii,
                               vector[uint64_t]& scratch) except -1 nogil:
     """:func:`_block_starts` of a str's own data, read in place: ``kind`` 1, 2 or 4 bytes a code
