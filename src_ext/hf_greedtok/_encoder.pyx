@@ -56,9 +56,10 @@ cdef extern from "Python.h":
 MODE_COVER = 0
 MODE_OPTIMAL = 1
 _MODES = {"cover": 0, "optimal": 1}
-# Longer words are rarely repeated (and key_len is 16 bits: 4 bytes a unit at character level).
-# Past 128 they are still runs of spaces or dashes in documents and unpunctuated Chinese clauses,
-# whose cover sorts every occurrence of every token in them, call after call.
+# Words longer than this are not cached: they are rarely repeated, and key_len is 16 bits (4 bytes a
+# unit at character level). Not 128 as before: runs of spaces or dashes in documents and long
+# unpunctuated Chinese clauses do repeat, and their cover sorts every occurrence of every token in
+# them, call after call.
 cdef int64_t CACHE_MAX_UNITS = 1024
 cdef int64_t CACHE_MAX_ENTRIES = 1 << 18
 cdef size_t CACHE_MAX_VALS = 1 << 24    # int32s in the arena (64 MB): a cache is cleared past either bound
@@ -1000,12 +1001,7 @@ cdef class RankedEncoder:
         cdef uint16_t at[64]
         cdef const uint64_t* starts = wk.block_starts.data()
         cdef const uint8_t* text = <const uint8_t*>data
-        cdef uint8_t* utf8 = NULL
-        if not ascii:
-            if <int64_t>wk.word_bytes.size() < 4 * n:
-                wk.word_bytes.resize(4 * n)
-            utf8 = wk.word_bytes.data()
-            text = utf8
+        cdef uint8_t* utf8
         if ascii:
             # a code point a byte: the starts are the ends (one loop of its own: the blocks
             # below, with no bytes to write, ran 4% slower on ASCII documents)
@@ -1015,6 +1011,10 @@ cdef class RankedEncoder:
                     start = self._encode_span(text, start, ends, count, n, mode, wk, out)
                     count = 0
         else:
+            if <int64_t>wk.word_bytes.size() < 4 * n:
+                wk.word_bytes.resize(4 * n)
+            utf8 = wk.word_bytes.data()
+            text = utf8
             for b in range(blocks):
                 m = min(<int64_t>64, n - (b << 6))
                 if kind == 1:
@@ -1080,8 +1080,10 @@ cdef class RankedEncoder:
         A word's units are its UTF-8 bytes (byte level) or code points, lone surrogates as
         U+FFFD, as :meth:`_load_units` reads a word. At byte level the words are looked up in
         the text's UTF-8 bytes: an ASCII str's own data, as the split ends each word
-        (:meth:`_encode_ascii`), else the bytes written once for the whole text after its split
-        (:func:`_utf8_text`, which also turns the words' ends into byte offsets).
+        (:meth:`_encode_ascii`); another str's under GPT-4's split, written a block at a time as
+        the blocks' word starts are read (:meth:`_encode_blocks`); under the other splits, the
+        bytes written once for the whole text after its split (:func:`_utf8_text`, which also
+        turns the words' ends into byte offsets).
         """
         cdef Py_ssize_t n = hi - lo, i
         cdef int kind = PyUnicode_KIND(obj)

@@ -154,9 +154,9 @@ STR_KINDS = ["", "\u00ff", "\u4e2d", "\U0001f600"]
 @pytest.mark.parametrize("run", ["7", "\u0663", " ", "\t", "\u00a0", "\u3000"],
                          ids=["digits", "arabic-indic-digits", "spaces", "tabs", "nbsp", "ideographic-space"])
 def test_digit_and_whitespace_runs_end_where_regex_ends_them_across_block_ends(run):
-    """Runs of 1..70 digits, or of spaces after a line end, that start at every offset of a
-    64-code-point block and end in it, at its end or in the next one, before every kind of run
-    end, in strs of each kind (GPT-4's split, the block path)."""
+    """Runs of 1 to 70 digits, or of spaces after a line end, starting at every third offset of
+    a 64-code-point block and ending in it, at its end or in the next block, before every kind
+    of run end, in strs of each kind (GPT-4's split, the block path)."""
     old = _pretokenize._set_blocks_min_units(0)
     before = "\n" if run.isspace() else "."      # whitespace is fixed up after a line end
     try:
