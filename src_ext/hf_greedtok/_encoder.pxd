@@ -10,32 +10,10 @@ cimport cython
 from hf_greedtok._hashtrie cimport HashTrie
 
 
-cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
-    """Write the UTF-8 bytes of cp (lone surrogates and non-characters above U+10FFFF become U+FFFD) as units; return count."""
-    if 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
-        cp = 0xFFFD
-    if cp < 0x80:
-        out[0] = cp
-        return 1
-    if cp < 0x800:
-        out[0] = 0xC0 | (cp >> 6)
-        out[1] = 0x80 | (cp & 0x3F)
-        return 2
-    if cp < 0x10000:
-        out[0] = 0xE0 | (cp >> 12)
-        out[1] = 0x80 | ((cp >> 6) & 0x3F)
-        out[2] = 0x80 | (cp & 0x3F)
-        return 3
-    out[0] = 0xF0 | (cp >> 18)
-    out[1] = 0x80 | ((cp >> 12) & 0x3F)
-    out[2] = 0x80 | ((cp >> 6) & 0x3F)
-    out[3] = 0x80 | (cp & 0x3F)
-    return 4
-
-
 cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
-    """:func:`_utf8` into bytes, written directly (a text's non-ASCII blocks go through here a
-    code point at a time)."""
+    """Write the UTF-8 bytes of cp (lone surrogates and non-characters above U+10FFFF become
+    U+FFFD); return their count. A text's non-ASCII blocks go through here a code point at a
+    time: three-byte code points are taken before the check for surrogates."""
     if cp < 0x80:
         out[0] = <uint8_t>cp
         return 1
@@ -56,6 +34,15 @@ cdef inline int64_t _utf8_bytes(uint32_t cp, uint8_t* out) noexcept nogil:
     out[2] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
     out[3] = <uint8_t>(0x80 | (cp & 0x3F))
     return 4
+
+
+cdef inline int64_t _utf8(uint32_t cp, uint32_t* out) noexcept nogil:
+    """:func:`_utf8_bytes` as units, one a byte."""
+    cdef uint8_t b[4]
+    cdef int64_t n = _utf8_bytes(cp, b), i
+    for i in range(n):
+        out[i] = b[i]
+    return n
 
 
 cdef struct CacheSlot:

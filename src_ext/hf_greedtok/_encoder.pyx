@@ -311,41 +311,6 @@ ctypedef fused str_unit_t:       # a str's data: 1, 2 or 4 bytes a code point
     uint32_t
 
 
-cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, int64_t nends, uint8_t* out) noexcept nogil:
-    """Write the UTF-8 bytes of the code points t[0:n] (lone surrogates as U+FFFD) to out (room
-    for 4n bytes) and turn ``ends``, the nends words' ends in code points (increasing, the last
-    n), into their ends in bytes; returns the number of bytes. One pass, 64 code points at a
-    time: a block of ASCII (most blocks of most texts) is copied as it is and its ends moved by
-    the bytes the blocks before it added; another block goes a code point at a time."""
-    cdef int64_t i = 0, k, m, nb = 0, e = 0
-    cdef uint32_t cp, seen
-    while i < n:
-        m = min(<int64_t>64, n - i)
-        seen = 0
-        for k in range(m):
-            seen |= t[i + k]
-        if seen < 0x80:
-            for k in range(m):
-                out[nb + k] = <uint8_t>t[i + k]
-            while e < nends and ends[e] <= i + m:
-                ends[e] += nb - i
-                e += 1
-            nb += m
-        else:
-            for k in range(i, i + m):
-                cp = t[k]
-                if cp < 0x80:
-                    out[nb] = <uint8_t>cp
-                    nb += 1
-                else:
-                    nb += _utf8_bytes(cp, out + nb)
-                if e < nends and ends[e] == k + 1:
-                    ends[e] = nb
-                    e += 1
-        i += m
-    return nb
-
-
 cdef inline int64_t _utf8_block(const str_unit_t* t, int64_t m, uint8_t* out, uint16_t* at) noexcept nogil:
     """Write the UTF-8 bytes of the m (1..64) code points t[0:m] (lone surrogates as U+FFFD) to
     out (room for 4m bytes); returns the number of bytes. at[k] gets the offset in out of code
@@ -362,6 +327,26 @@ cdef inline int64_t _utf8_block(const str_unit_t* t, int64_t m, uint8_t* out, ui
     for k in range(m):
         at[k] = <uint16_t>nb
         nb += _utf8_bytes(t[k], out + nb)
+    return nb
+
+
+cdef int64_t _utf8_text(const str_unit_t* t, int64_t n, int64_t* ends, int64_t nends, uint8_t* out) noexcept nogil:
+    """Write the UTF-8 bytes of the code points t[0:n] (lone surrogates as U+FFFD) to out (room
+    for 4n bytes) and turn ``ends``, the nends words' ends in code points (increasing, the last
+    n), into their ends in bytes; returns the number of bytes. One pass, a block of 64 code
+    points at a time (:func:`_utf8_block`): an end in a block moves to its code point's offset
+    there."""
+    cdef int64_t i = 0, k, m, w, nb = 0, e = 0
+    cdef uint16_t at[64]
+    while i < n:
+        m = min(<int64_t>64, n - i)
+        w = _utf8_block(t + i, m, out + nb, at)
+        while e < nends and ends[e] <= i + m:
+            k = ends[e] - i                 # 1..m code points of the block before the end
+            ends[e] = nb + (k if at[0] == 0xFFFF else (at[k] if k < m else w))
+            e += 1
+        nb += w
+        i += m
     return nb
 
 
@@ -1558,23 +1543,23 @@ cdef bint _cut_long_texts(_TextsJob job, int64_t n, int64_t total, int threads) 
     return True
 
 
-cdef void _thread_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items, int64_t total, int threads):
+cdef void _piece_bounds(_TextsJob job, const int64_t[::1] chars, int64_t items, int64_t total, int pieces):
     """job.bounds: piece t is items (texts, or spans when job.cut) bounds[t] .. bounds[t + 1] - 1
-    (``threads`` pieces), ``chars`` being their running characters. Piece t - 1 ends with the
-    first text whose end reaches t / threads of the characters; with spans, with the last span
+    (``pieces`` of them), ``chars`` being their running characters. Piece t - 1 ends with the
+    first text whose end reaches t / pieces of the characters; with spans, with the last span
     whose middle lies before that point (a cut falls near it, on either side: by the spans' ends,
     a cut just before it would give piece 0 both halves of a document). Pieces may be empty."""
     cdef int t
     cdef int64_t lo, hi, mid
     job.bounds.clear()
     job.bounds.push_back(0)
-    for t in range(1, threads):
+    for t in range(1, pieces):
         lo, hi = job.bounds.back(), items
         while lo < hi:
             mid = (lo + hi) >> 1
-            if job.cut and (chars[mid] + chars[mid + 1]) * threads >= 2 * total * t:
+            if job.cut and (chars[mid] + chars[mid + 1]) * pieces >= 2 * total * t:
                 hi = mid
-            elif not job.cut and chars[mid + 1] * threads >= total * t:
+            elif not job.cut and chars[mid + 1] * pieces >= total * t:
                 hi = mid
             else:
                 lo = mid + 1
@@ -1594,7 +1579,7 @@ cdef int _plan_slices(_TextsJob job, const int64_t[::1] text_chars, int64_t n, i
         items = <int64_t>job.span_obj.size()
     else:
         threads = <int>min(<int64_t>threads, n)
-    _thread_bounds(job, chars, items, total, <int>min(items, <int64_t>threads * PIECES_PER_THREAD) if threads > 1 else 1)
+    _piece_bounds(job, chars, items, total, <int>min(items, <int64_t>threads * PIECES_PER_THREAD) if threads > 1 else 1)
     cdef size_t pieces = job.bounds.size() - 1
     job.piece_thread.assign(pieces, 0)
     job.piece_start.assign(pieces, 0)
